@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// modulePath is the kata's Go module.
+const modulePath = "github.com/kubekata/kubekata"
+
+// findRoot walks up from dir to the kata's module root: the directory whose
+// go.mod declares modulePath.
+func findRoot(dir string) (string, error) {
+	d := dir
+	for {
+		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil && declaresModule(string(data)) {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", errors.New("kata: not inside a kubekata checkout (no go.mod for " + modulePath + " here or above); cd into the kata and try again")
+		}
+		d = parent
+	}
+}
+
+func declaresModule(gomod string) bool {
+	for _, line := range strings.Split(gomod, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "module" && strings.Trim(f[1], `"`) == modulePath {
+			return true
+		}
+	}
+	return false
+}
+
+// importPath is the Go import path of a directory relative to the root.
+func importPath(rel string) string {
+	return fmt.Sprintf("%s/%s", modulePath, filepath.ToSlash(rel))
+}

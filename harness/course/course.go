@@ -1,0 +1,243 @@
+// Package course is the kata's single source of truth: the exercises in
+// course order, each with its package directory, its graded steps (id,
+// title, points) and the hints for every step.
+//
+// The manifest is course.yaml beside this file, embedded into every binary
+// that imports the package, so that the points a grader awards come from
+// the kata's own copy and not from a file a learner can edit.
+//
+// Responsibilities:
+//
+//  1. Load and validate the manifest: unique exercise and step ids, step
+//     ids of the form NN-words in order, positive integer points, at least
+//     one hint per step.
+//  2. Look exercises up by id or by their short topic ("01-reconcile",
+//     "reconcile", "01"), with an error that lists the valid names.
+//  3. Say where an exercise lives: exercises/<dir> for the learner,
+//     solutions/<dir> for the reference.
+package course
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"sigs.k8s.io/yaml"
+)
+
+//go:embed course.yaml
+var manifest []byte
+
+// Course is the whole kata.
+type Course struct {
+	Exercises []Exercise `json:"exercises"`
+}
+
+// Exercise is one Go package the learner implements.
+type Exercise struct {
+	// ID is the directory name under exercises/ and solutions/, such as
+	// "01-reconcile".
+	ID string `json:"id"`
+	// Title is a short human title.
+	Title string `json:"title"`
+	// Test is the top-level test function whose subtests are the steps,
+	// such as "TestReconcile".
+	Test string `json:"test"`
+	// Files are the files the learner edits, relative to the exercise
+	// directory.
+	Files []string `json:"files"`
+	// Seeds names the seed-document sections the exercise builds on.
+	Seeds string `json:"seeds,omitempty"`
+	// Steps are the graded subtests, in order.
+	Steps []Step `json:"steps"`
+}
+
+// Step is one graded subtest.
+type Step struct {
+	// ID is the subtest name, such as "01-create-missing".
+	ID string `json:"id"`
+	// Title is the step's title; the exercise README has a numbered task
+	// with the same title.
+	Title string `json:"title"`
+	// Points are whole points, so that every report sums the same.
+	Points int `json:"points"`
+	// Hints go from a nudge to nearly the answer, and never hold code.
+	Hints []string `json:"hints"`
+}
+
+var (
+	loadOnce sync.Once
+	loaded   *Course
+	loadErr  error
+)
+
+// Load returns the embedded manifest, parsed and validated once.
+func Load() (*Course, error) {
+	loadOnce.Do(func() {
+		loaded, loadErr = Parse(manifest)
+	})
+	return loaded, loadErr
+}
+
+// MustLoad is Load for callers that cannot go on without a course, such as
+// the conformance suites.
+func MustLoad() *Course {
+	c, err := Load()
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// Parse reads and validates a manifest.
+func Parse(data []byte) (*Course, error) {
+	var c Course
+	if err := yaml.UnmarshalStrict(data, &c); err != nil {
+		return nil, fmt.Errorf("course: manifest: %w", err)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+var (
+	exerciseID = regexp.MustCompile(`^[0-9]{2}-[a-z][a-z0-9-]*$`)
+	stepID     = regexp.MustCompile(`^[0-9]{2}-[a-z0-9][a-z0-9-]*$`)
+	testName   = regexp.MustCompile(`^Test[A-Z][A-Za-z0-9]*$`)
+)
+
+// Validate checks the manifest's own consistency.
+func (c *Course) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("course: "+format, args...))
+	}
+	if len(c.Exercises) == 0 {
+		bad("manifest lists no exercises")
+	}
+	seen := map[string]bool{}
+	for i, e := range c.Exercises {
+		switch {
+		case !exerciseID.MatchString(e.ID):
+			bad("exercise %d: id %q must look like 01-reconcile", i+1, e.ID)
+		case e.ID[:2] != fmt.Sprintf("%02d", i+1):
+			bad("exercise %q: number %s, want %02d (course order)", e.ID, e.ID[:2], i+1)
+		}
+		if seen[e.ID] {
+			bad("exercise %q listed twice", e.ID)
+		}
+		seen[e.ID] = true
+		if e.Title == "" {
+			bad("exercise %q: no title", e.ID)
+		}
+		if !testName.MatchString(e.Test) {
+			bad("exercise %q: test %q must look like TestReconcile", e.ID, e.Test)
+		}
+		if len(e.Files) == 0 {
+			bad("exercise %q: no files for the learner to edit", e.ID)
+		}
+		if len(e.Steps) == 0 {
+			bad("exercise %q: no steps", e.ID)
+		}
+		for j, s := range e.Steps {
+			where := fmt.Sprintf("exercise %q step %d", e.ID, j+1)
+			switch {
+			case !stepID.MatchString(s.ID):
+				bad("%s: id %q must look like 01-create-missing", where, s.ID)
+			case s.ID[:2] != fmt.Sprintf("%02d", j+1):
+				bad("%s: id %q must start with %02d", where, s.ID, j+1)
+			}
+			if s.Title == "" {
+				bad("%s: no title", where)
+			}
+			if s.Points <= 0 {
+				bad("%s: points = %d, want a positive whole number", where, s.Points)
+			}
+			if len(s.Hints) == 0 {
+				bad("%s: no hints", where)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Exercise finds an exercise by its id ("01-reconcile"), its topic
+// ("reconcile") or its number ("01" or "1").
+func (c *Course) Exercise(name string) (*Exercise, error) {
+	n := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(name), "exercises/"), "/")
+	for i := range c.Exercises {
+		e := &c.Exercises[i]
+		if n == e.ID || n == e.Topic() || n == e.ID[:2] || "0"+n == e.ID[:2] {
+			return e, nil
+		}
+	}
+	return nil, fmt.Errorf("course: no exercise %q; the exercises are: %s", name, strings.Join(c.IDs(), ", "))
+}
+
+// IDs lists the exercise ids in course order.
+func (c *Course) IDs() []string {
+	ids := make([]string, len(c.Exercises))
+	for i, e := range c.Exercises {
+		ids[i] = e.ID
+	}
+	return ids
+}
+
+// Points is the course's total.
+func (c *Course) Points() int {
+	total := 0
+	for _, e := range c.Exercises {
+		total += e.Points()
+	}
+	return total
+}
+
+// Topic is the id without its number: "reconcile" for "01-reconcile".
+func (e *Exercise) Topic() string { return e.ID[3:] }
+
+// Number is the exercise's position in the course, from 1.
+func (e *Exercise) Number() int {
+	return int(e.ID[0]-'0')*10 + int(e.ID[1]-'0')
+}
+
+// ExerciseDir is the learner's package directory, relative to the root.
+func (e *Exercise) ExerciseDir() string { return "exercises/" + e.ID }
+
+// SolutionDir is the reference package directory, relative to the root.
+func (e *Exercise) SolutionDir() string { return "solutions/" + e.ID }
+
+// Points is the exercise's total.
+func (e *Exercise) Points() int {
+	total := 0
+	for _, s := range e.Steps {
+		total += s.Points
+	}
+	return total
+}
+
+// Step finds a step by its id.
+func (e *Exercise) Step(id string) (*Step, bool) {
+	for i := range e.Steps {
+		if e.Steps[i].ID == id {
+			return &e.Steps[i], true
+		}
+	}
+	return nil, false
+}
+
+// StepIDs lists the step ids in order.
+func (e *Exercise) StepIDs() []string {
+	ids := make([]string, len(e.Steps))
+	for i, s := range e.Steps {
+		ids[i] = s.ID
+	}
+	return ids
+}
+
+// TestPath is the full name of a step's subtest as `go test` reports it,
+// such as "TestReconcile/01-create-missing".
+func (e *Exercise) TestPath(s Step) string { return e.Test + "/" + s.ID }

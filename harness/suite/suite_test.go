@@ -1,0 +1,87 @@
+package suite
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestStepsFixture is run in a child process by TestRunIsolatesSteps; on
+// its own it does nothing.
+func TestStepsFixture(t *testing.T) {
+	if os.Getenv("SUITE_FIXTURE") != "1" {
+		t.Skip("fixture for TestRunIsolatesSteps")
+	}
+	release := make(chan struct{})
+	var late sync.WaitGroup
+	late.Add(1)
+	runSteps(t, []Step{
+		{ID: "01-panics", Run: func(t *T) { panic("not implemented: Plan") }},
+		{ID: "02-hangs", Timeout: 50 * time.Millisecond, Run: func(t *T) {
+			defer late.Done()
+			<-release
+			t.Errorf("reported after the deadline") // must be dropped, not crash
+		}},
+		{ID: "03-passes", Run: func(t *T) {
+			close(release)
+			late.Wait()
+		}},
+		{ID: "04-fatal", Run: func(t *T) { t.Fatalf("Get(%q) = %d, want %d", "x", 1, 2) }},
+		{ID: "05-skips", Run: func(t *T) { t.Skip("no disk") }},
+		{ID: "06-context", Timeout: 20 * time.Millisecond, Run: func(t *T) {
+			<-t.Context().Done() // ends at the deadline
+		}},
+	})
+}
+
+func TestRunIsolatesSteps(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStepsFixture$", "-test.v")
+	cmd.Env = append(os.Environ(), "SUITE_FIXTURE=1")
+	out, _ := cmd.CombinedOutput()
+	got := string(out)
+	for _, want := range []string{
+		"--- FAIL: TestStepsFixture/01-panics",
+		"panic: not implemented: Plan",
+		"this is the stub",
+		"--- FAIL: TestStepsFixture/02-hangs",
+		"step 02-hangs did not finish within 50ms",
+		"--- PASS: TestStepsFixture/03-passes",
+		"--- FAIL: TestStepsFixture/04-fatal",
+		`Get("x") = 1, want 2`,
+		"--- SKIP: TestStepsFixture/05-skips",
+		"--- FAIL: TestStepsFixture/06-context",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("fixture output lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "reported after the deadline") || strings.Contains(got, "panic: Fail in goroutine") {
+		t.Errorf("an abandoned step's late report reached the test:\n%s", got)
+	}
+}
+
+func TestImplementationFrame(t *testing.T) {
+	stack := `goroutine 7 [running]:
+github.com/kubekata/kubekata/harness/suite.runStep.func1()
+	/src/harness/suite/suite.go:170 +0x1d
+github.com/kubekata/kubekata/exercises/01-reconcile.Plan(...)
+	/src/exercises/01-reconcile/reconcile.go:21 +0x25
+github.com/kubekata/kubekata/exercises/01-reconcile.TestReconcile(...)
+	/src/exercises/01-reconcile/reconcile_test.go:9 +0x25
+`
+	if got, want := implementationFrame(stack), "exercises/01-reconcile/reconcile.go:21"; got != want {
+		t.Errorf("implementationFrame() = %q, want %q", got, want)
+	}
+}
+
+func TestCheckManifest(t *testing.T) {
+	if err := checkManifest("TestReconcile", "01-reconcile", nil); err == nil {
+		t.Errorf("checkManifest with no steps = nil, want an error naming the manifest's steps")
+	}
+	if err := checkManifest("TestWrong", "01-reconcile", nil); err == nil || !strings.Contains(err.Error(), "TestReconcile") {
+		t.Errorf("checkManifest(TestWrong) = %v, want an error naming TestReconcile", err)
+	}
+}
