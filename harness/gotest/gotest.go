@@ -194,6 +194,10 @@ func Parse(rd io.Reader) (*Report, error) {
 		if err := json.Unmarshal(line, &ev); err != nil {
 			continue
 		}
+		// Build events name the package as "path [path.test]".
+		if i := strings.Index(ev.ImportPath, " ["); i >= 0 {
+			ev.ImportPath = ev.ImportPath[:i]
+		}
 		switch ev.Action {
 		case "build-output":
 			p := pkg(ev.ImportPath)
