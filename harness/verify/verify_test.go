@@ -1,0 +1,137 @@
+package verify
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubekata/kubekata/harness/course"
+)
+
+var ex = &course.Exercise{ID: "01-x", Test: "TestX", Files: []string{"x.go"}, Steps: []course.Step{
+	{ID: "01-a", Title: "Do A", Points: 1},
+	{ID: "02-b", Title: "Do B", Points: 1},
+}}
+
+func write(t *testing.T, dir string, files map[string]string) string {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestReadmeTasks(t *testing.T) {
+	dir := t.TempDir()
+	for name, tc := range map[string]struct {
+		readme string
+		want   string // "" = ok
+	}{
+		"ok":        {"# X\n\n## 1. Do A\ntext\n## 2. Do B\n", ""},
+		"renamed":   {"## 1. Do A\n## 2. Do C\n", `task 2 is "## 2. Do C", want "## 2. Do B"`},
+		"missing":   {"## 1. Do A\n", `missing task "## 2. Do B"`},
+		"too many":  {"## 1. Do A\n## 2. Do B\n## 3. Do C\n", "3 numbered tasks"},
+		"misnumber": {"## 1. Do A\n## 3. Do B\n", `task 2 is "## 3. Do B"`},
+	} {
+		p := filepath.Join(dir, name+".md")
+		write(t, dir, map[string]string{name + ".md": tc.readme})
+		err := readmeTasks(p, ex)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: readmeTasks() = %v, want nil", name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: readmeTasks() = %v, want an error containing %q", name, err, tc.want)
+		}
+	}
+}
+
+func TestIdenticalTests(t *testing.T) {
+	line := "package x\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n"
+	exDir := write(t, t.TempDir(), map[string]string{"x_test.go": line})
+	same := write(t, t.TempDir(), map[string]string{"x_test.go": line, "x_bench_test.go": "package x\n"})
+	if err := identicalTests(exDir, same, ex); err != nil {
+		t.Errorf("identicalTests(same) = %v, want nil", err)
+	}
+	differ := write(t, t.TempDir(), map[string]string{"x_test.go": line + "// changed\n"})
+	if err := identicalTests(exDir, differ, ex); err == nil || !strings.Contains(err.Error(), "differ") {
+		t.Errorf("identicalTests(differ) = %v, want a difference", err)
+	}
+	extra := write(t, t.TempDir(), map[string]string{"x_test.go": line, "more_test.go": "package x\n"})
+	if err := identicalTests(exDir, extra, ex); err == nil || !strings.Contains(err.Error(), "more_test.go has no twin") {
+		t.Errorf("identicalTests(extra) = %v, want the solution-only file named", err)
+	}
+}
+
+func TestSameAPI(t *testing.T) {
+	stub := write(t, t.TempDir(), map[string]string{"x.go": `package x
+
+type Store struct{ mu int }
+
+// TODO: implement.
+func (s *Store) Get(key string) (string, error) { panic("not implemented: Store.Get") }
+
+func New(dir string) (*Store, error) { panic("not implemented: New") }
+`})
+	sol := write(t, t.TempDir(), map[string]string{"x.go": `package x
+
+type Store struct {
+	data map[string]string
+}
+
+func (s *Store) Get(key string) (string, error) { return s.data[key], nil }
+
+func New(dir string) (*Store, error) { return &Store{}, nil }
+
+func helper() {}
+`})
+	if err := sameAPI(stub, sol); err != nil {
+		t.Errorf("sameAPI() = %v, want nil (unexported differences are free)", err)
+	}
+	drift := write(t, t.TempDir(), map[string]string{"x.go": `package x
+
+type Store struct{}
+
+func (s *Store) Get(key string) ([]byte, error) { return nil, nil }
+
+func New(dir string) (*Store, error) { return &Store{}, nil }
+`})
+	err := sameAPI(stub, drift)
+	if err == nil || !strings.Contains(err.Error(), "func (*Store) Get(key string) ([]byte, error)") {
+		t.Errorf("sameAPI(drift) = %v, want the differing signature", err)
+	}
+}
+
+func TestExerciseImports(t *testing.T) {
+	dir := write(t, t.TempDir(), map[string]string{"x.go": `package x
+
+import _ "github.com/kubekata/kubekata/solutions/01-x"
+`})
+	if err := exerciseImports(dir, ex); err == nil || !strings.Contains(err.Error(), "solutions/01-x") {
+		t.Errorf("exerciseImports() = %v, want the import of solutions/ named", err)
+	}
+	ok := write(t, t.TempDir(), map[string]string{"x.go": `package x
+
+import _ "github.com/kubekata/kubekata/harness/course"
+`})
+	if err := exerciseImports(ok, ex); err != nil {
+		t.Errorf("exerciseImports(harness only) = %v, want nil", err)
+	}
+}
+
+func TestTodoMarkers(t *testing.T) {
+	dir := write(t, t.TempDir(), map[string]string{"x.go": "package x\n\nfunc F() {}\n"})
+	if err := todoMarkers(dir, []string{"x.go"}); err == nil {
+		t.Errorf("todoMarkers(no marker) = nil, want an error")
+	}
+	write(t, dir, map[string]string{"x.go": "package x\n\n// TODO: write F.\nfunc F() {}\n"})
+	if err := todoMarkers(dir, []string{"x.go"}); err != nil {
+		t.Errorf("todoMarkers(marker) = %v, want nil", err)
+	}
+}
