@@ -60,39 +60,75 @@ type T struct {
 // Context is cancelled when the step's deadline passes or the step ends.
 func (t *T) Context() context.Context { return t.ctx }
 
-// report runs f on the underlying test unless the step was abandoned.
-func (t *T) report(f func()) bool {
+// live reports whether the step may still report, holding the read lock
+// that keeps it so until the returned unlock is called.
+func (t *T) live() (unlock func(), ok bool) {
 	t.mu.RLock()
-	defer t.mu.RUnlock()
 	if t.abandoned {
-		return false
+		t.mu.RUnlock()
+		return nil, false
 	}
-	f()
-	return true
+	return t.mu.RUnlock, true
 }
 
-func (t *T) Log(args ...any)                 { t.report(func() { t.T.Log(args...) }) }
-func (t *T) Logf(format string, args ...any) { t.report(func() { t.T.Logf(format, args...) }) }
-func (t *T) Error(args ...any)               { t.report(func() { t.T.Error(args...) }) }
-func (t *T) Errorf(format string, args ...any) {
-	t.report(func() { t.T.Errorf(format, args...) })
+// The reporting methods below mark themselves as helpers, so that a
+// failure points at the suite's line, not at this file.
+
+func (t *T) Log(args ...any) {
+	t.T.Helper()
+	if unlock, ok := t.live(); ok {
+		defer unlock()
+		t.T.Log(args...)
+	}
 }
-func (t *T) Fail() { t.report(t.T.Fail) }
+
+func (t *T) Logf(format string, args ...any) {
+	t.T.Helper()
+	if unlock, ok := t.live(); ok {
+		defer unlock()
+		t.T.Logf(format, args...)
+	}
+}
+
+func (t *T) Error(args ...any) {
+	t.T.Helper()
+	if unlock, ok := t.live(); ok {
+		defer unlock()
+		t.T.Error(args...)
+	}
+}
+
+func (t *T) Errorf(format string, args ...any) {
+	t.T.Helper()
+	if unlock, ok := t.live(); ok {
+		defer unlock()
+		t.T.Errorf(format, args...)
+	}
+}
+
+func (t *T) Fail() {
+	if unlock, ok := t.live(); ok {
+		defer unlock()
+		t.T.Fail()
+	}
+}
 
 // FailNow marks the step failed and stops it. Steps run on their own
 // goroutine, so stopping means leaving that goroutine.
 func (t *T) FailNow() {
-	t.report(t.T.Fail)
+	t.Fail()
 	runtime.Goexit()
 }
 
 func (t *T) Fatal(args ...any) {
-	t.report(func() { t.T.Error(args...) })
+	t.T.Helper()
+	t.Error(args...)
 	runtime.Goexit()
 }
 
 func (t *T) Fatalf(format string, args ...any) {
-	t.report(func() { t.T.Errorf(format, args...) })
+	t.T.Helper()
+	t.Errorf(format, args...)
 	runtime.Goexit()
 }
 
@@ -100,12 +136,14 @@ func (t *T) Fatalf(format string, args ...any) {
 // step that does not apply to an implementation (an in-memory store has
 // no file to crash).
 func (t *T) Skip(args ...any) {
-	t.report(func() { t.T.Log(args...) })
+	t.T.Helper()
+	t.Log(args...)
 	t.SkipNow()
 }
 
 func (t *T) Skipf(format string, args ...any) {
-	t.report(func() { t.T.Logf(format, args...) })
+	t.T.Helper()
+	t.Logf(format, args...)
 	t.SkipNow()
 }
 
@@ -115,9 +153,6 @@ func (t *T) SkipNow() {
 	t.mu.Unlock()
 	runtime.Goexit()
 }
-
-// Helper marks the caller as a helper, as testing.T.Helper does.
-func (t *T) Helper() { t.T.Helper() }
 
 // Run runs the steps of exercise as ordered subtests of t. The step ids
 // must be the manifest's, in order; a suite that drifts from the manifest
@@ -173,7 +208,7 @@ func runStep(tt *testing.T, s Step) {
 		defer close(done)
 		defer func() {
 			if r := recover(); r != nil {
-				t.report(func() { t.T.Error(describePanic(r, debug.Stack())) })
+				t.Error(describePanic(r, debug.Stack()))
 			}
 		}()
 		s.Run(t)

@@ -9,6 +9,11 @@ import (
 	"time"
 )
 
+func check(t testing.TB, got int) {
+	t.Helper()
+	t.Fatalf("Get(%q) = %d, want %d", "x", got, 2)
+}
+
 // TestStepsFixture is run in a child process by TestRunIsolatesSteps; on
 // its own it does nothing.
 func TestStepsFixture(t *testing.T) {
@@ -29,7 +34,7 @@ func TestStepsFixture(t *testing.T) {
 			close(release)
 			late.Wait()
 		}},
-		{ID: "04-fatal", Run: func(t *T) { t.Fatalf("Get(%q) = %d, want %d", "x", 1, 2) }},
+		{ID: "04-fatal", Run: func(t *T) { check(t, 1) }},
 		{ID: "05-skips", Run: func(t *T) { t.Skip("no disk") }},
 		{ID: "06-context", Timeout: 20 * time.Millisecond, Run: func(t *T) {
 			<-t.Context().Done() // ends at the deadline
@@ -50,7 +55,7 @@ func TestRunIsolatesSteps(t *testing.T) {
 		"step 02-hangs did not finish within 50ms",
 		"--- PASS: TestStepsFixture/03-passes",
 		"--- FAIL: TestStepsFixture/04-fatal",
-		`Get("x") = 1, want 2`,
+		`suite_test.go:37: Get("x") = 1, want 2`, // the step's line, not the helper's
 		"--- SKIP: TestStepsFixture/05-skips",
 		"--- FAIL: TestStepsFixture/06-context",
 	} {
