@@ -136,6 +136,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	cmd.Dir = opts.Dir
 	cmd.Env = append(os.Environ(), opts.Env...)
 	cmd.WaitDelay = 5 * time.Second
+	ownGroup(cmd)
 	var stderr bytes.Buffer
 	if opts.Stderr != nil {
 		cmd.Stderr = io.MultiWriter(&stderr, opts.Stderr)

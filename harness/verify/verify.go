@@ -168,7 +168,7 @@ func (c *checker) exercise(e *course.Exercise) {
 			c.check(e.ID+": file "+f, nil)
 		}
 	}
-	c.check(e.ID+": TODO markers", todoMarkers(exDir, e.Files))
+	c.check(e.ID+": stub markers", todoMarkers(exDir, e.Files))
 	c.check(e.ID+": README tasks", readmeTasks(filepath.Join(exDir, "README.md"), e))
 	c.check(e.ID+": identical test files", identicalTests(exDir, solDir, e))
 	c.check(e.ID+": same exported API", sameAPI(exDir, solDir))
@@ -183,17 +183,33 @@ func rel(root, p string) string {
 	return filepath.ToSlash(r)
 }
 
+// todoMarkers checks that the learner sees where to work: a `// TODO:`
+// marker, and in every file the learner edits a "not implemented" panic,
+// which is also how `kata reset` knows a pristine stub.
 func todoMarkers(dir string, files []string) error {
+	todo := false
+	var noPanic []string
 	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			continue // reported by the file check
 		}
-		if bytes.Contains(data, []byte("// TODO:")) {
-			return nil
+		todo = todo || bytes.Contains(data, []byte("// TODO:"))
+		if !bytes.Contains(data, []byte("not implemented")) {
+			noPanic = append(noPanic, f)
 		}
 	}
-	return fmt.Errorf("no `// TODO:` marker in %s: the learner needs to see where to work", strings.Join(files, ", "))
+	var problems []string
+	if !todo {
+		problems = append(problems, fmt.Sprintf("no `// TODO:` marker in %s: the learner needs to see where to work", strings.Join(files, ", ")))
+	}
+	if len(noPanic) > 0 {
+		problems = append(problems, fmt.Sprintf("no \"not implemented\" stub in %s", strings.Join(noPanic, ", ")))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	return nil
 }
 
 var taskHeading = regexp.MustCompile(`(?m)^## ([0-9]+)\. (.+?)\s*$`)

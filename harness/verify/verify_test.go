@@ -131,6 +131,10 @@ func TestTodoMarkers(t *testing.T) {
 		t.Errorf("todoMarkers(no marker) = nil, want an error")
 	}
 	write(t, dir, map[string]string{"x.go": "package x\n\n// TODO: write F.\nfunc F() {}\n"})
+	if err := todoMarkers(dir, []string{"x.go"}); err == nil || !strings.Contains(err.Error(), "not implemented") {
+		t.Errorf("todoMarkers(no panic) = %v, want the missing stub named", err)
+	}
+	write(t, dir, map[string]string{"x.go": "package x\n\n// TODO: write F.\nfunc F() { panic(\"not implemented: F\") }\n"})
 	if err := todoMarkers(dir, []string{"x.go"}); err != nil {
 		t.Errorf("todoMarkers(marker) = %v, want nil", err)
 	}
