@@ -1,0 +1,452 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// NewMemory returns an empty in-memory Store. It keeps the whole history
+// (until compacted) in memory and loses everything when the process ends,
+// so it is for tests of the components above the store, never for a
+// cluster that must survive a restart.
+func NewMemory() Store {
+	return &memory{keys: map[string][]memRecord{}, watchers: map[*memWatcher]struct{}{}}
+}
+
+// OpenMemory is NewMemory with the signature of a store constructor; it
+// ignores dir.
+func OpenMemory(dir string) (Store, error) { return NewMemory(), nil }
+
+// memRecord is one revision of one key.
+type memRecord struct {
+	kv        KeyValue // ModRevision is the revision of this record
+	tombstone bool
+}
+
+type memory struct {
+	mu        sync.Mutex
+	closed    bool
+	rev       int64
+	compacted int64
+	keys      map[string][]memRecord // history per key, oldest first
+	sorted    []string               // every key in keys, sorted
+	log       []Event                // events after the compacted revision
+	watchers  map[*memWatcher]struct{}
+}
+
+func cloneKV(kv KeyValue) KeyValue {
+	if kv.Value != nil {
+		kv.Value = bytes.Clone(kv.Value)
+	}
+	return kv
+}
+
+func cloneEvent(e Event) Event {
+	e.KV = cloneKV(e.KV)
+	if e.PrevKV != nil {
+		p := cloneKV(*e.PrevKV)
+		e.PrevKV = &p
+	}
+	return e
+}
+
+// at returns the live version of key at revision rev, if any.
+func (m *memory) at(key string, rev int64) (KeyValue, bool) {
+	h := m.keys[key]
+	i := sort.Search(len(h), func(i int) bool { return h[i].kv.ModRevision > rev }) - 1
+	if i < 0 || h[i].tombstone {
+		return KeyValue{}, false
+	}
+	return h[i].kv, true
+}
+
+func (m *memory) begin(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if m.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+func (m *memory) Get(ctx context.Context, key string) (KeyValue, error) {
+	if key == "" {
+		return KeyValue{}, ErrEmptyKey
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.begin(ctx); err != nil {
+		return KeyValue{}, err
+	}
+	kv, ok := m.at(key, m.rev)
+	if !ok {
+		return KeyValue{}, fmt.Errorf("%w: %q", ErrNotFound, key)
+	}
+	return cloneKV(kv), nil
+}
+
+func validateRange(req RangeRequest) error {
+	switch {
+	case req.Revision < 0:
+		return fmt.Errorf("%w: revision %d is negative", ErrInvalidRange, req.Revision)
+	case req.Limit < 0:
+		return fmt.Errorf("%w: limit %d is negative", ErrInvalidRange, req.Limit)
+	case req.Start != "" && !strings.HasPrefix(req.Start, req.Prefix):
+		return fmt.Errorf("%w: start %q is outside prefix %q", ErrInvalidRange, req.Start, req.Prefix)
+	}
+	return nil
+}
+
+func (m *memory) Range(ctx context.Context, req RangeRequest) (RangeResponse, error) {
+	if err := validateRange(req); err != nil {
+		return RangeResponse{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.begin(ctx); err != nil {
+		return RangeResponse{}, err
+	}
+	rev := req.Revision
+	switch {
+	case rev == 0:
+		rev = m.rev
+	case rev < m.compacted:
+		return RangeResponse{}, fmt.Errorf("%w: revision %d, compacted at %d", ErrCompacted, rev, m.compacted)
+	case rev > m.rev:
+		return RangeResponse{}, fmt.Errorf("%w: revision %d, store at %d", ErrFutureRevision, rev, m.rev)
+	}
+	from := max(req.Prefix, req.Start)
+	resp := RangeResponse{Revision: rev, KVs: []KeyValue{}}
+	for i := sort.SearchStrings(m.sorted, from); i < len(m.sorted); i++ {
+		k := m.sorted[i]
+		if !strings.HasPrefix(k, req.Prefix) {
+			break
+		}
+		kv, ok := m.at(k, rev)
+		if !ok {
+			continue
+		}
+		if req.Limit > 0 && int64(len(resp.KVs)) == req.Limit {
+			resp.More = true
+			break
+		}
+		resp.KVs = append(resp.KVs, cloneKV(kv))
+	}
+	return resp, nil
+}
+
+func (m *memory) Put(ctx context.Context, key string, value []byte) (KeyValue, error) {
+	r, err := m.Txn(ctx, Txn{Then: []Op{PutOp(key, value)}})
+	if err != nil {
+		return KeyValue{}, err
+	}
+	return r.Events[0].KV, nil
+}
+
+func (m *memory) Delete(ctx context.Context, key string) (KeyValue, int64, error) {
+	r, err := m.Txn(ctx, Txn{Then: []Op{DeleteOp(key)}})
+	if err != nil {
+		return KeyValue{}, 0, err
+	}
+	return *r.Events[0].PrevKV, r.Revision, nil
+}
+
+func validateTxn(txn Txn) error {
+	if len(txn.Then) == 0 {
+		return fmt.Errorf("%w: no operations", ErrInvalidTxn)
+	}
+	for _, c := range txn.If {
+		if c.Key == "" {
+			return fmt.Errorf("%w: compare of an empty key", ErrEmptyKey)
+		}
+		if c.ModRevision < 0 {
+			return fmt.Errorf("%w: compare of %q with negative mod_revision %d", ErrInvalidTxn, c.Key, c.ModRevision)
+		}
+	}
+	seen := map[string]bool{}
+	for _, op := range txn.Then {
+		if op.Key == "" {
+			return fmt.Errorf("%w: %v of an empty key", ErrEmptyKey, op.Type)
+		}
+		if op.Type != OpPut && op.Type != OpDelete {
+			return fmt.Errorf("%w: unknown operation %d on %q", ErrInvalidTxn, op.Type, op.Key)
+		}
+		if seen[op.Key] {
+			return fmt.Errorf("%w: key %q appears twice", ErrInvalidTxn, op.Key)
+		}
+		seen[op.Key] = true
+	}
+	return nil
+}
+
+func (m *memory) Txn(ctx context.Context, txn Txn) (TxnResponse, error) {
+	if err := validateTxn(txn); err != nil {
+		return TxnResponse{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.begin(ctx); err != nil {
+		return TxnResponse{}, err
+	}
+	for _, c := range txn.If {
+		cur, _ := m.at(c.Key, m.rev)
+		if cur.ModRevision != c.ModRevision {
+			return TxnResponse{}, CompareFailed(c.Key, c.ModRevision, cur.ModRevision)
+		}
+	}
+	for _, op := range txn.Then {
+		if _, ok := m.at(op.Key, m.rev); op.Type == OpDelete && !ok {
+			return TxnResponse{}, fmt.Errorf("%w: delete of %q", ErrNotFound, op.Key)
+		}
+	}
+	// Every check passed: the transaction commits as one new revision.
+	rev := m.rev + 1
+	resp := TxnResponse{Revision: rev, Events: make([]Event, 0, len(txn.Then))}
+	for _, op := range txn.Then {
+		prev, existed := m.at(op.Key, m.rev)
+		var ev Event
+		rec := memRecord{kv: KeyValue{Key: op.Key, ModRevision: rev}}
+		if op.Type == OpPut {
+			rec.kv.Value = bytes.Clone(op.Value)
+			if rec.kv.Value == nil {
+				rec.kv.Value = []byte{}
+			}
+			rec.kv.CreateRevision, rec.kv.Version = rev, 1
+			if existed {
+				rec.kv.CreateRevision, rec.kv.Version = prev.CreateRevision, prev.Version+1
+			}
+			ev = Event{Type: EventPut, KV: rec.kv}
+		} else {
+			rec.tombstone = true
+			ev = Event{Type: EventDelete, KV: rec.kv}
+		}
+		if existed {
+			p := prev
+			ev.PrevKV = &p
+		}
+		if _, ok := m.keys[op.Key]; !ok {
+			i, _ := slices.BinarySearch(m.sorted, op.Key)
+			m.sorted = slices.Insert(m.sorted, i, op.Key)
+		}
+		m.keys[op.Key] = append(m.keys[op.Key], rec)
+		resp.Events = append(resp.Events, ev)
+	}
+	m.rev = rev
+	m.log = append(m.log, resp.Events...)
+	for w := range m.watchers {
+		for _, ev := range resp.Events {
+			w.offer(ev)
+		}
+	}
+	for i := range resp.Events {
+		resp.Events[i] = cloneEvent(resp.Events[i])
+	}
+	return resp, nil
+}
+
+func (m *memory) Compact(ctx context.Context, revision int64) error {
+	if revision < 0 {
+		return fmt.Errorf("%w: compact at negative revision %d", ErrInvalidRange, revision)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.begin(ctx); err != nil {
+		return err
+	}
+	switch {
+	case revision <= m.compacted:
+		return fmt.Errorf("%w: compact at %d, already compacted at %d", ErrCompacted, revision, m.compacted)
+	case revision > m.rev:
+		return fmt.Errorf("%w: compact at %d, store at %d", ErrFutureRevision, revision, m.rev)
+	}
+	m.compacted = revision
+	sorted := m.sorted[:0]
+	for _, k := range m.sorted {
+		h := m.keys[k]
+		// Keep the version visible at revision (unless it is a tombstone)
+		// and everything after it.
+		i := sort.Search(len(h), func(i int) bool { return h[i].kv.ModRevision > revision }) - 1
+		if i >= 0 && h[i].tombstone {
+			i++
+		}
+		h = slices.Clone(h[max(i, 0):])
+		if len(h) == 0 {
+			delete(m.keys, k)
+			continue
+		}
+		m.keys[k] = h
+		sorted = append(sorted, k)
+	}
+	m.sorted = sorted
+	i := sort.Search(len(m.log), func(i int) bool { return m.log[i].KV.ModRevision > revision })
+	m.log = slices.Clone(m.log[i:])
+	return nil
+}
+
+func (m *memory) Watch(ctx context.Context, prefix string, fromRevision int64) (Watcher, error) {
+	if fromRevision < 0 {
+		return nil, fmt.Errorf("%w: watch from negative revision %d", ErrInvalidRange, fromRevision)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.begin(ctx); err != nil {
+		return nil, err
+	}
+	if fromRevision == 0 {
+		fromRevision = m.rev + 1
+	}
+	if fromRevision <= m.compacted {
+		return nil, fmt.Errorf("%w: watch from %d, compacted at %d", ErrCompacted, fromRevision, m.compacted)
+	}
+	// Catch up from the log, then receive new events as they commit; both
+	// happen under m.mu, so nothing falls in between.
+	var backlog []Event
+	i := sort.Search(len(m.log), func(i int) bool { return m.log[i].KV.ModRevision >= fromRevision })
+	for _, ev := range m.log[i:] {
+		if strings.HasPrefix(ev.KV.Key, prefix) {
+			backlog = append(backlog, ev)
+		}
+	}
+	w := &memWatcher{m: m, prefix: prefix, from: fromRevision, ch: make(chan Event, WatchBuffer+len(backlog))}
+	for _, ev := range backlog {
+		w.ch <- cloneEvent(ev)
+	}
+	m.watchers[w] = struct{}{}
+	w.stop = context.AfterFunc(ctx, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		w.end(ctx.Err())
+	})
+	return w, nil
+}
+
+type memWatcher struct {
+	m      *memory
+	prefix string
+	from   int64 // events before it are not wanted (a watch from a future revision)
+	ch     chan Event
+	stop   func() bool
+	err    error // guarded by m.mu
+	done   bool  // guarded by m.mu
+}
+
+// offer queues ev without ever blocking the writer; a full buffer cancels
+// the watcher. Called with m.mu held.
+func (w *memWatcher) offer(ev Event) {
+	if w.done || ev.KV.ModRevision < w.from || !strings.HasPrefix(ev.KV.Key, w.prefix) {
+		return
+	}
+	select {
+	case w.ch <- cloneEvent(ev):
+	default:
+		w.end(ErrSlowWatcher)
+	}
+}
+
+// end closes the watcher once. Called with m.mu held.
+func (w *memWatcher) end(err error) {
+	if w.done {
+		return
+	}
+	w.done = true
+	delete(w.m.watchers, w)
+	w.err = err
+	close(w.ch)
+	if w.stop != nil {
+		w.stop()
+	}
+}
+
+func (w *memWatcher) Events() <-chan Event { return w.ch }
+
+func (w *memWatcher) Err() error {
+	w.m.mu.Lock()
+	defer w.m.mu.Unlock()
+	return w.err
+}
+
+// memSnapshot is the memory store's snapshot format.
+type memSnapshot struct {
+	Format   string     `json:"format"`
+	Revision int64      `json:"revision"`
+	KVs      []KeyValue `json:"kvs"`
+}
+
+const memSnapshotFormat = "kubekata-memory-snapshot/1"
+
+func (m *memory) Snapshot(ctx context.Context, w io.Writer) error {
+	m.mu.Lock()
+	if err := m.begin(ctx); err != nil {
+		m.mu.Unlock()
+		return err
+	}
+	snap := memSnapshot{Format: memSnapshotFormat, Revision: m.rev, KVs: []KeyValue{}}
+	for _, k := range m.sorted {
+		if kv, ok := m.at(k, m.rev); ok {
+			snap.KVs = append(snap.KVs, kv)
+		}
+	}
+	data, err := json.Marshal(snap)
+	m.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("storage: snapshot: %w", err)
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+func (m *memory) Restore(ctx context.Context, r io.Reader) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("storage: restore: %w", err)
+	}
+	var snap memSnapshot
+	if err := json.Unmarshal(data, &snap); err != nil || snap.Format != memSnapshotFormat {
+		return fmt.Errorf("%w: restore: not a snapshot of this store", ErrCorrupt)
+	}
+	for _, kv := range snap.KVs {
+		if kv.Key == "" || kv.ModRevision < 1 || kv.ModRevision > snap.Revision || kv.CreateRevision > kv.ModRevision || kv.Version < 1 {
+			return fmt.Errorf("%w: restore: bad key %q in snapshot", ErrCorrupt, kv.Key)
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.begin(ctx); err != nil {
+		return err
+	}
+	if m.rev != 0 {
+		return fmt.Errorf("%w: store is at revision %d", ErrNotEmpty, m.rev)
+	}
+	for _, kv := range snap.KVs {
+		if _, dup := m.keys[kv.Key]; dup {
+			continue
+		}
+		m.keys[kv.Key] = []memRecord{{kv: kv}}
+		m.sorted = append(m.sorted, kv.Key)
+	}
+	sort.Strings(m.sorted)
+	// The history before the snapshot is not in it.
+	m.rev, m.compacted = snap.Revision, snap.Revision
+	return nil
+}
+
+func (m *memory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	for w := range m.watchers {
+		w.end(ErrClosed)
+	}
+	return nil
+}

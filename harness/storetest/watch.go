@@ -1,0 +1,375 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kubekata/kubekata/harness/storage"
+	"github.com/kubekata/kubekata/harness/suite"
+)
+
+// 07: a watch delivers every change under its prefix from a revision on,
+// once each and in order, with the previous value.
+func (r *runner) watch(t *suite.T) {
+	s, _ := r.fresh(t)
+	defer closeStore(t, s)
+	ctx := t.Context()
+
+	const (
+		a     = "/w/a"
+		b     = "/w/b"
+		c     = "/w/c"
+		d     = "/w/d"
+		other = "/other/x"
+	)
+	put(t, s, a, "a1")     // 1
+	put(t, s, other, "x1") // 2
+	put(t, s, b, "b1")     // 3
+
+	wctx, cancel := watchCtx(t)
+	defer cancel()
+	w, err := s.Watch(wctx, "/w/", 2)
+	if err != nil {
+		t.Fatalf("Watch(%q, from 2) = %v, want a watcher", "/w/", err)
+	}
+	put(t, s, a, "a2") // 4
+	if _, _, err := s.Delete(ctx, b); err != nil {
+		t.Fatalf("Delete(%q) = %v, want no error", b, err)
+	}
+	put(t, s, other, "x2") // 6
+	if _, err := s.Txn(ctx, storage.Txn{Then: []storage.Op{storage.PutOp(c, []byte("c1")), storage.PutOp(d, []byte("d1"))}}); err != nil {
+		t.Fatalf("Txn(put c, d) = %v, want no error", err)
+	}
+	put(t, s, a, "a3") // 8
+	wantEvents(t, w, `Watch("/w/", from 2)`,
+		putEvent(kv(b, "b1", 3, 3, 1), nil),
+		putEvent(kv(a, "a2", 1, 4, 2), ptr(kv(a, "a1", 1, 1, 1))),
+		deleteEvent(b, 5, kv(b, "b1", 3, 3, 1)),
+		putEvent(kv(c, "c1", 7, 7, 1), nil),
+		putEvent(kv(d, "d1", 7, 7, 1), nil),
+		putEvent(kv(a, "a3", 1, 8, 3), ptr(kv(a, "a2", 1, 4, 2))),
+	)
+
+	// From 0: only what happens next.
+	w0, err := s.Watch(wctx, "/w/", 0)
+	if err != nil {
+		t.Fatalf("Watch(%q, from 0) = %v, want a watcher", "/w/", err)
+	}
+	put(t, s, d, "d2") // 9
+	want := putEvent(kv(d, "d2", 7, 9, 2), ptr(kv(d, "d1", 7, 7, 1)))
+	wantEvents(t, w0, `Watch("/w/", from 0)`, want)
+	wantEvents(t, w, `Watch("/w/", from 2) after its first six events`, want)
+
+	// From a revision not yet written: nothing before it.
+	const f = "/f/x"
+	wf, err := s.Watch(wctx, "/f/", 11)
+	if err != nil {
+		t.Fatalf("Watch(%q, from 11) of a store at revision 9 = %v, want a watcher", "/f/", err)
+	}
+	put(t, s, f, "f1") // 10
+	put(t, s, f, "f2") // 11
+	wantEvents(t, wf, `Watch("/f/", from 11) after writes 10 and 11`, putEvent(kv(f, "f2", 10, 11, 2), ptr(kv(f, "f1", 10, 10, 1))))
+
+	cancel()
+	waitClosed(t, w, "its context was cancelled")
+	if err := w.Err(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Err() of a watch whose context was cancelled = %v, want %v", err, context.Canceled)
+	}
+	_, err = s.Watch(ctx, "/w/", -1)
+	wantErr(t, `Watch("/w/", from -1)`, err, storage.ErrInvalidRange)
+
+	w2, err := s.Watch(ctx, "", 0)
+	if err != nil {
+		t.Fatalf("Watch(\"\", from 0) = %v, want a watcher", err)
+	}
+	closeStore(t, s)
+	waitClosed(t, w2, "the store was closed")
+	if err := w2.Err(); !errors.Is(err, storage.ErrClosed) {
+		t.Fatalf("Err() of a watch after Close = %v, want %v", err, storage.ErrClosed)
+	}
+}
+
+// 08: a hundred watchers, some started before and some while writers run,
+// each see every event exactly once, in revision order.
+func (r *runner) manyWatchers(t *suite.T) {
+	s, _ := r.fresh(t)
+	defer closeStore(t, s)
+	const (
+		watchers = 100
+		writers  = 4
+		each     = 50
+		total    = writers * each
+	)
+	start := put(t, s, "/m/start", "0").ModRevision + 1
+	wctx, cancel := watchCtx(t)
+	defer cancel()
+
+	var (
+		mu      sync.Mutex
+		written = map[int64]storage.KeyValue{} // revision -> what the write returned
+	)
+	results := make(chan readResult, watchers)
+	watch := func(i int) {
+		w, err := s.Watch(wctx, "/m/", start)
+		if err != nil {
+			results <- readResult{err: fmt.Errorf("watcher %d: Watch(\"/m/\", from %d) = %v, want a watcher", i, start, err)}
+			return
+		}
+		go func() { results <- readAll(w, i, start, total) }()
+	}
+	for i := 0; i < watchers/2; i++ {
+		watch(i)
+	}
+	var wg sync.WaitGroup
+	writeErrs := make(chan error, writers)
+	for g := 0; g < writers; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				key := fmt.Sprintf("/m/%d/%d", g, i)
+				got, err := s.Put(wctx, key, []byte(fmt.Sprintf("value %d of writer %d", i, g)))
+				if err != nil {
+					writeErrs <- fmt.Errorf("Put(%q) = %v, want no error", key, err)
+					return
+				}
+				mu.Lock()
+				written[got.ModRevision] = got
+				mu.Unlock()
+			}
+		}()
+	}
+	// The other half start while the writes run, from the same revision:
+	// they catch up from history, then follow live.
+	for i := watchers / 2; i < watchers; i++ {
+		watch(i)
+	}
+	wg.Wait()
+	close(writeErrs)
+	for err := range writeErrs {
+		t.Fatal(err)
+	}
+	var failed []error
+	got := make([][]storage.Event, 0, watchers)
+	for i := 0; i < watchers; i++ {
+		res := <-results
+		if res.err != nil {
+			failed = append(failed, res.err)
+			continue
+		}
+		got = append(got, res.events)
+	}
+	if len(failed) > 0 {
+		t.Fatalf("%d of %d watchers failed; the first: %v", len(failed), watchers, failed[0])
+	}
+	for i, evs := range got {
+		for j, e := range evs {
+			want := putEvent(written[start+int64(j)], nil)
+			if !sameEvent(e, want) {
+				t.Fatalf("watcher %d: event %d = %s, want %s", i, j+1, eventString(e), eventString(want))
+			}
+		}
+	}
+}
+
+// readResult is what one watcher of manyWatchers saw.
+type readResult struct {
+	events []storage.Event
+	err    error
+}
+
+// readAll reads n events from w, which must come with revisions from,
+// from+1, ... (one put per revision), then checks that nothing more comes
+// once the writes are over.
+func readAll(w storage.Watcher, i int, from int64, n int) readResult {
+	events := make([]storage.Event, 0, n)
+	timer := time.NewTimer(recvTimeout)
+	defer timer.Stop()
+	for len(events) < n {
+		select {
+		case e, ok := <-w.Events():
+			if !ok {
+				return readResult{err: fmt.Errorf("watcher %d: channel closed after %d of %d events (Err() = %v)", i, len(events), n, w.Err())}
+			}
+			if want := from + int64(len(events)); e.KV.ModRevision != want {
+				return readResult{err: fmt.Errorf("watcher %d: event %d = %s, want revision %d (events arrive once each, in order)", i, len(events)+1, eventString(e), want)}
+			}
+			events = append(events, e)
+			timer.Reset(recvTimeout)
+		case <-timer.C:
+			return readResult{err: fmt.Errorf("watcher %d: no event within %v after %d of %d events", i, recvTimeout, len(events), n)}
+		}
+	}
+	select {
+	case e, ok := <-w.Events():
+		if ok {
+			return readResult{err: fmt.Errorf("watcher %d: got %s after all %d events, want nothing more (delivered twice?)", i, eventString(e), n)}
+		}
+	default:
+	}
+	return readResult{events: events}
+}
+
+// 09: a watcher that stops reading is cancelled once it falls WatchBuffer
+// events behind; it never makes a writer wait.
+func (r *runner) slowWatcher(t *suite.T) {
+	s, _ := r.fresh(t)
+	defer closeStore(t, s)
+	ctx := t.Context()
+
+	slow, err := s.Watch(ctx, "/s/", 0)
+	if err != nil {
+		t.Fatalf("Watch(%q, from 0) = %v, want a watcher", "/s/", err)
+	}
+	fast, err := s.Watch(ctx, "/s/", 0)
+	if err != nil {
+		t.Fatalf("Watch(%q, from 0) = %v, want a watcher", "/s/", err)
+	}
+	const (
+		perTxn = 100
+		txns   = 3 * storage.WatchBuffer / perTxn
+	)
+	var want []storage.Event
+	for i := 0; i < txns; i++ {
+		ops := make([]storage.Op, perTxn)
+		for j := range ops {
+			ops[j] = storage.PutOp(fmt.Sprintf("/s/%04d/%03d", i, j), []byte("v"))
+		}
+		resp, err := writeWithin(ctx, s, storage.Txn{Then: ops})
+		if err != nil {
+			t.Fatalf("Txn %d of %d (%d puts) while a watcher reads nothing: %v", i+1, txns, perTxn, err)
+		}
+		// The fast watcher keeps up, and must see everything.
+		wantEvents(t, fast, fmt.Sprintf("the reading watcher, after Txn %d", i+1), resp.Events...)
+		want = append(want, resp.Events...)
+	}
+
+	// The slow one gets what fit in its buffer, in order, then a close.
+	got := 0
+	timer := time.NewTimer(recvTimeout)
+	defer timer.Stop()
+	for open := true; open; {
+		select {
+		case e, ok := <-slow.Events():
+			if !ok {
+				open = false
+				break
+			}
+			if got == len(want) {
+				t.Fatalf("the watcher that read nothing got all %d events and more; want it cancelled after %d", len(want), storage.WatchBuffer)
+			}
+			if !sameEvent(e, want[got]) {
+				t.Fatalf("the watcher that read nothing: event %d = %s, want %s (no gaps before the close)", got+1, eventString(e), eventString(want[got]))
+			}
+			got++
+		case <-timer.C:
+			t.Fatalf("the watcher that read nothing is still open after %d of %d events were delivered, want it cancelled with %q once %d behind",
+				got, len(want), storage.ErrSlowWatcher, storage.WatchBuffer)
+		}
+	}
+	if got < storage.WatchBuffer {
+		t.Fatalf("the watcher that read nothing was cancelled after %d events, want at least storage.WatchBuffer = %d buffered", got, storage.WatchBuffer)
+	}
+	if got == len(want) {
+		t.Fatalf("the watcher that read nothing got all %d events, then closed; want it cancelled once %d behind", got, storage.WatchBuffer)
+	}
+	if err := slow.Err(); !errors.Is(err, storage.ErrSlowWatcher) {
+		t.Fatalf("Err() of the watcher that read nothing = %v, want %q", err, storage.ErrSlowWatcher)
+	}
+	// The store and the reading watcher go on.
+	resp, err := writeWithin(ctx, s, storage.Txn{Then: []storage.Op{storage.PutOp("/s/after", []byte("v"))}})
+	if err != nil {
+		t.Fatalf("Put(%q) after the cancel: %v", "/s/after", err)
+	}
+	wantEvents(t, fast, "the reading watcher, after the cancel", resp.Events...)
+}
+
+// writeWithin commits txn, failing if it takes longer than recvTimeout:
+// a write that waits for a watcher is a bug.
+func writeWithin(ctx context.Context, s storage.Store, txn storage.Txn) (storage.TxnResponse, error) {
+	type result struct {
+		resp storage.TxnResponse
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := s.Txn(ctx, txn)
+		done <- result{resp, err}
+	}()
+	timer := time.NewTimer(recvTimeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.resp, r.err
+	case <-timer.C:
+		return storage.TxnResponse{}, fmt.Errorf("still blocked after %v: a write must never wait for a watcher", recvTimeout)
+	}
+}
+
+// 10: compaction forgets old history; reads and watches before it fail
+// with ErrCompacted, and what comes after is intact.
+func (r *runner) compact(t *suite.T) {
+	s, _ := r.fresh(t)
+	defer closeStore(t, s)
+	ctx := t.Context()
+
+	const (
+		k = "/c/k"
+		j = "/c/j"
+	)
+	put(t, s, k, "v1") // 1
+	put(t, s, k, "v2") // 2
+	put(t, s, j, "j1") // 3
+	if _, _, err := s.Delete(ctx, j); err != nil {
+		t.Fatalf("Delete(%q) = %v, want no error", j, err)
+	}
+	put(t, s, k, "v3") // 5
+	live, err := s.Watch(ctx, "/c/", 0)
+	if err != nil {
+		t.Fatalf("Watch(%q, from 0) = %v, want a watcher", "/c/", err)
+	}
+
+	if err := s.Compact(ctx, 4); err != nil {
+		t.Fatalf("Compact(4) = %v, want no error", err)
+	}
+	_, err = s.Range(ctx, storage.RangeRequest{Prefix: "/c/", Revision: 3})
+	wantErr(t, "Range(revision 3) after Compact(4)", err, storage.ErrCompacted)
+	if err != nil && !containsCompacted(err) {
+		t.Fatalf("Range(revision 3) after Compact(4) = %q, want a message that says \"required revision has been compacted\"", err)
+	}
+	wantKVs(t, "Range(revision 4) after Compact(4)", rangeAll(t, s, "/c/", 4).KVs, kv(k, "v2", 1, 2, 2))
+	wantKVs(t, "Range(revision 5) after Compact(4)", rangeAll(t, s, "/c/", 5).KVs, kv(k, "v3", 1, 5, 3))
+	_, err = s.Watch(ctx, "/c/", 4)
+	wantErr(t, "Watch(from 4) after Compact(4)", err, storage.ErrCompacted)
+	w5, err := s.Watch(ctx, "/c/", 5)
+	if err != nil {
+		t.Fatalf("Watch(from 5) after Compact(4) = %v, want a watcher", err)
+	}
+	wantEvents(t, w5, "Watch(from 5) after Compact(4)", putEvent(kv(k, "v3", 1, 5, 3), ptr(kv(k, "v2", 1, 2, 2))))
+
+	err = s.Compact(ctx, 4)
+	wantErr(t, "Compact(4) twice", err, storage.ErrCompacted)
+	err = s.Compact(ctx, 3)
+	wantErr(t, "Compact(3) after Compact(4)", err, storage.ErrCompacted)
+	err = s.Compact(ctx, 99)
+	wantErr(t, "Compact(99) of a store at revision 5", err, storage.ErrFutureRevision)
+
+	// A watcher that was already following goes on across the compaction.
+	put(t, s, j, "j2") // 6
+	want := putEvent(kv(j, "j2", 6, 6, 1), nil)
+	wantEvents(t, live, "a watch started before Compact(4)", want)
+	wantEvents(t, w5, "Watch(from 5) after its first event", want)
+	if err := s.Compact(ctx, 6); err != nil {
+		t.Fatalf("Compact(6) = %v, want no error", err)
+	}
+	wantKVs(t, "Range after Compact(6)", rangeAll(t, s, "/c/", 0).KVs, kv(j, "j2", 6, 6, 1), kv(k, "v3", 1, 5, 3))
+	wantKV(t, fmt.Sprintf("Put(%q) after Compact(6)", k), put(t, s, k, "v4"), kv(k, "v4", 1, 7, 4))
+}
+
+func containsCompacted(err error) bool {
+	return strings.Contains(err.Error(), "required revision has been compacted")
+}

@@ -1,0 +1,386 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/kubekata/kubekata/harness/storage"
+)
+
+// maxBatch bounds how many transactions share one bbolt commit.
+const maxBatch = 256
+
+// request is a write handed to the committer. Exactly one of txn,
+// compact and restore is set.
+type request struct {
+	txn     *storage.Txn
+	compact int64
+	restore string // path of a validated snapshot file
+	done    chan result
+}
+
+type result struct {
+	resp storage.TxnResponse
+	err  error
+}
+
+// do hands req to the committer and waits for its result. Once handed
+// over, a write is not abandoned when ctx ends: it may commit, and the
+// caller must learn whether it did.
+func (s *Store) do(ctx context.Context, req *request) (storage.TxnResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return storage.TxnResponse{}, err
+	}
+	req.done = make(chan result, 1)
+	select {
+	case s.reqs <- req:
+	case <-s.closing:
+		return storage.TxnResponse{}, storage.ErrClosed
+	case <-ctx.Done():
+		return storage.TxnResponse{}, ctx.Err()
+	}
+	select {
+	case r := <-req.done:
+		return r.resp, r.err
+	case <-s.committerDone:
+		select {
+		case r := <-req.done:
+			return r.resp, r.err
+		default:
+			return storage.TxnResponse{}, storage.ErrClosed
+		}
+	}
+}
+
+// committer is the only goroutine that writes. It takes a request, then
+// every request that is already waiting, and commits them together.
+func (s *Store) committer() {
+	defer close(s.committerDone)
+	for {
+		var first *request
+		select {
+		case first = <-s.reqs:
+		case <-s.closing:
+			s.failPending()
+			return
+		}
+		batch := []*request{first}
+	gather:
+		for len(batch) < maxBatch {
+			select {
+			case r := <-s.reqs:
+				batch = append(batch, r)
+			default:
+				break gather
+			}
+		}
+		// Compactions and restores run alone, in their place in line.
+		for len(batch) > 0 {
+			i := slices.IndexFunc(batch, func(r *request) bool { return r.txn == nil })
+			switch {
+			case i < 0:
+				s.commit(batch)
+				batch = nil
+			case i > 0:
+				s.commit(batch[:i])
+				batch = batch[i:]
+			default:
+				r := batch[0]
+				var err error
+				if r.restore != "" {
+					err = s.doRestore(r.restore)
+				} else {
+					err = s.doCompact(r.compact)
+				}
+				r.done <- result{err: err}
+				batch = batch[1:]
+			}
+		}
+	}
+}
+
+func (s *Store) failPending() {
+	for {
+		select {
+		case r := <-s.reqs:
+			r.done <- result{err: storage.ErrClosed}
+		default:
+			return
+		}
+	}
+}
+
+// errNothingToWrite rolls back a batch whose transactions all failed
+// their checks.
+var errNothingToWrite = errors.New("nothing to write")
+
+// change is one applied operation of a batch, in commit order.
+type change struct {
+	key string
+	rec rec
+}
+
+// commit applies a batch of transactions in one bbolt transaction. Each
+// transaction's compares see the effects of the earlier ones in the
+// batch (the overlay), as if they had been committed one by one; the
+// index and the watchers see nothing until bbolt has made the batch
+// durable.
+func (s *Store) commit(batch []*request) {
+	results := make([]result, len(batch))
+	var changes []change
+	var events []storage.Event
+	rev := s.rev // only the committer changes s.rev: no lock needed to read it
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		kvb := tx.Bucket(bucketKV)
+		// Revisions only grow, so entries are appended: fill pages up
+		// instead of splitting them in half (etcd does the same).
+		kvb.FillPercent = 0.9
+		overlay := map[string]rec{}            // latest version of keys written in this batch
+		values := map[int64]map[int32][]byte{} // their values, for PrevKV
+		current := func(key string) (rec, bool) {
+			if r, ok := overlay[key]; ok {
+				return r, !r.tomb
+			}
+			h := s.index[key]
+			if len(h) == 0 || h[len(h)-1].tomb {
+				return rec{}, false
+			}
+			return h[len(h)-1], true
+		}
+		value := func(r rec) ([]byte, error) {
+			if v, ok := values[r.rev][r.sub]; ok {
+				return v, nil
+			}
+			return readValue(tx, r)
+		}
+		for i, req := range batch {
+			resp, err, ioErr := s.apply(kvb, *req.txn, rev+1, current, value, func(key string, r rec, v []byte) {
+				overlay[key] = r
+				if values[r.rev] == nil {
+					values[r.rev] = map[int32][]byte{}
+				}
+				values[r.rev][r.sub] = v
+				changes = append(changes, change{key, r})
+			})
+			if ioErr != nil {
+				return ioErr // abort the whole bbolt transaction
+			}
+			results[i] = result{resp: resp, err: err}
+			if err == nil {
+				rev++
+				events = append(events, resp.Events...)
+			}
+		}
+		if rev == s.rev {
+			return errNothingToWrite // roll back: no commit, no fsync
+		}
+		// The store revision is not written separately: it is the
+		// revision of the newest entry (see readIndex), so a commit
+		// touches only the pages of the kv bucket.
+		return nil
+	})
+	if err == errNothingToWrite {
+		err = nil
+	}
+	if err != nil {
+		for i := range results {
+			results[i] = result{err: fmt.Errorf("store: commit: %w", err)}
+		}
+	} else if rev != s.rev {
+		s.mu.Lock()
+		for _, c := range changes {
+			if _, ok := s.index[c.key]; !ok {
+				s.unsorted = append(s.unsorted, c.key)
+			}
+			s.index[c.key] = append(s.index[c.key], c.rec)
+		}
+		s.rev = rev
+		s.mu.Unlock()
+		s.hub.publish(rev, events)
+	}
+	for i, req := range batch {
+		req.done <- results[i]
+	}
+}
+
+// apply checks and writes one transaction at revision rev inside a bbolt
+// transaction; record tells the batch about every version it writes. err
+// is a failed check (nothing written); ioErr a failure of bbolt itself,
+// which must abort the whole batch.
+func (s *Store) apply(kvb *bolt.Bucket, txn storage.Txn, rev int64,
+	current func(string) (rec, bool), value func(rec) ([]byte, error),
+	record func(string, rec, []byte)) (resp storage.TxnResponse, err, ioErr error) {
+	for _, c := range txn.If {
+		r, ok := current(c.Key)
+		var got int64
+		if ok {
+			got = r.rev
+		}
+		if got != c.ModRevision {
+			return resp, storage.CompareFailed(c.Key, c.ModRevision, got), nil
+		}
+	}
+	for _, op := range txn.Then {
+		if _, ok := current(op.Key); op.Type == storage.OpDelete && !ok {
+			return resp, fmt.Errorf("%w: delete of %q", storage.ErrNotFound, op.Key), nil
+		}
+	}
+	resp = storage.TxnResponse{Revision: rev, Events: make([]storage.Event, 0, len(txn.Then))}
+	for i, op := range txn.Then {
+		prev, existed := current(op.Key)
+		var prevKV *storage.KeyValue
+		if existed {
+			v, err := value(prev)
+			if err != nil {
+				return resp, nil, err
+			}
+			kv := toKV(op.Key, prev, v)
+			prevKV = &kv
+		}
+		r := rec{rev: rev, sub: int32(i), create: rev, version: 1}
+		e := entry{key: op.Key}
+		var ev storage.Event
+		if op.Type == storage.OpPut {
+			if existed {
+				r.create, r.version = prev.create, prev.version+1
+			}
+			e.create, e.version = r.create, r.version
+			e.value = bytes.Clone(op.Value)
+			if e.value == nil {
+				e.value = []byte{}
+			}
+			ev = storage.Event{Type: storage.EventPut, KV: toKV(op.Key, r, e.value), PrevKV: prevKV}
+		} else {
+			r = rec{rev: rev, sub: int32(i), tomb: true}
+			e.tomb = true
+			ev = storage.Event{Type: storage.EventDelete, KV: storage.KeyValue{Key: op.Key, ModRevision: rev}, PrevKV: prevKV}
+		}
+		if err := kvb.Put(revKey(rev, int32(i)), encodeEntry(e)); err != nil {
+			return resp, nil, err
+		}
+		record(op.Key, r, e.value)
+		resp.Events = append(resp.Events, ev)
+	}
+	return resp, nil, nil
+}
+
+func validateTxn(txn storage.Txn) error {
+	if len(txn.Then) == 0 {
+		return fmt.Errorf("%w: no operations", storage.ErrInvalidTxn)
+	}
+	for _, c := range txn.If {
+		if c.Key == "" {
+			return fmt.Errorf("%w: compare of an empty key", storage.ErrEmptyKey)
+		}
+		if c.ModRevision < 0 {
+			return fmt.Errorf("%w: compare of %q with negative mod_revision %d", storage.ErrInvalidTxn, c.Key, c.ModRevision)
+		}
+	}
+	seen := make(map[string]bool, len(txn.Then))
+	for _, op := range txn.Then {
+		switch {
+		case op.Key == "":
+			return fmt.Errorf("%w: %v of an empty key", storage.ErrEmptyKey, op.Type)
+		case op.Type != storage.OpPut && op.Type != storage.OpDelete:
+			return fmt.Errorf("%w: unknown operation %d on %q", storage.ErrInvalidTxn, op.Type, op.Key)
+		case seen[op.Key]:
+			return fmt.Errorf("%w: key %q appears twice", storage.ErrInvalidTxn, op.Key)
+		}
+		seen[op.Key] = true
+	}
+	return nil
+}
+
+// Txn commits txn atomically, durably, as one revision.
+func (s *Store) Txn(ctx context.Context, txn storage.Txn) (storage.TxnResponse, error) {
+	if err := validateTxn(txn); err != nil {
+		return storage.TxnResponse{}, err
+	}
+	return s.do(ctx, &request{txn: &txn})
+}
+
+// Put creates or updates key.
+func (s *Store) Put(ctx context.Context, key string, value []byte) (storage.KeyValue, error) {
+	r, err := s.Txn(ctx, storage.Txn{Then: []storage.Op{storage.PutOp(key, value)}})
+	if err != nil {
+		return storage.KeyValue{}, err
+	}
+	return r.Events[0].KV, nil
+}
+
+// Delete removes key.
+func (s *Store) Delete(ctx context.Context, key string) (storage.KeyValue, int64, error) {
+	r, err := s.Txn(ctx, storage.Txn{Then: []storage.Op{storage.DeleteOp(key)}})
+	if err != nil {
+		return storage.KeyValue{}, 0, err
+	}
+	return *r.Events[0].PrevKV, r.Revision, nil
+}
+
+// Compact forgets the history before revision.
+func (s *Store) Compact(ctx context.Context, revision int64) error {
+	if revision < 0 {
+		return fmt.Errorf("%w: compact at negative revision %d", storage.ErrInvalidRange, revision)
+	}
+	_, err := s.do(ctx, &request{compact: revision})
+	return err
+}
+
+// doCompact runs in the committer. It holds the index exclusively while
+// it deletes, so that no reader looks up a version that is going away.
+func (s *Store) doCompact(revision int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case revision <= s.compacted:
+		return fmt.Errorf("%w: compact at %d, already compacted at %d", storage.ErrCompacted, revision, s.compacted)
+	case revision > s.rev:
+		return fmt.Errorf("%w: compact at %d, store at %d", storage.ErrFutureRevision, revision, s.rev)
+	}
+	keep := map[string]int{} // per key: index of the first version kept
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		kvb := tx.Bucket(bucketKV)
+		for key, h := range s.index {
+			// Keep the version visible at revision, unless it is a
+			// tombstone, and everything after it.
+			i := sort.Search(len(h), func(i int) bool { return h[i].rev > revision }) - 1
+			if i >= 0 && h[i].tomb {
+				i++
+			}
+			i = max(i, 0)
+			for _, r := range h[:i] {
+				if err := kvb.Delete(revKey(r.rev, r.sub)); err != nil {
+					return err
+				}
+			}
+			if i > 0 {
+				keep[key] = i
+			}
+		}
+		return tx.Bucket(bucketMeta).Put(metaCompacted, putInt(revision))
+	})
+	if err != nil {
+		return fmt.Errorf("store: compact: %w", err)
+	}
+	s.compacted = revision
+	removed := false
+	for key, i := range keep {
+		if h := s.index[key]; i == len(h) {
+			delete(s.index, key)
+			removed = true
+		} else {
+			s.index[key] = slices.Clone(h[i:])
+		}
+	}
+	if removed {
+		keys := s.sortedKeys()
+		s.sorted = slices.DeleteFunc(slices.Clone(keys), func(k string) bool { _, ok := s.index[k]; return !ok })
+	}
+	return nil
+}
