@@ -1,0 +1,983 @@
+// Package apiservertest is the conformance suite of exercise 04: the
+// apiserver, REST over the store with watch and upstream errors.
+//
+// Run takes the implementation's constructor, New(store) http.Handler,
+// and runs one graded step per property, each against a fresh in-memory
+// store and a fresh handler behind a real HTTP server (httptest), with a
+// deadline. Requests and answers are checked the way a client sees them:
+// paths, status codes, Status reasons and messages, JSON shapes.
+package apiservertest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/storage"
+	"github.com/kubekata/kubekata/harness/suite"
+)
+
+// Run runs the suite's steps against newServer.
+func Run(t *testing.T, newServer func(storage.Store) http.Handler) {
+	step := func(id string, run func(e *env)) suite.Step {
+		return suite.Step{ID: id, Run: func(t *suite.T) { run(newEnv(t, newServer)) }}
+	}
+	suite.Run(t, "04-apiserver", []suite.Step{
+		step("01-create-get", createGet),
+		step("02-server-fields", serverFields),
+		step("03-not-found-exists", notFoundExists),
+		step("04-update-conflict", updateConflict),
+		step("05-validation", validation),
+		step("06-bad-requests", badRequests),
+		step("07-list-selectors", listSelectors),
+		step("08-list-paging", listPaging),
+		step("09-watch", watch),
+		step("10-watch-expired", watchExpired),
+		step("11-status-subresource", statusSubresource),
+		step("12-binding", binding),
+		step("13-delete", deletion),
+		step("14-discovery", discovery),
+		step("15-table", table),
+	})
+}
+
+const (
+	podsPath  = "/api/v1/namespaces/default/pods"
+	nodesPath = "/api/v1/nodes"
+)
+
+func newPod(name string, labels map[string]string) *api.Pod {
+	return &api.Pod{
+		TypeMeta:   api.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: api.ObjectMeta{Name: name, Labels: labels},
+		Spec:       api.PodSpec{Containers: []api.Container{{Name: "app", Image: "busybox:1.36"}}},
+	}
+}
+
+func newNode(name string) *api.Node {
+	return &api.Node{
+		TypeMeta:   api.TypeMeta{APIVersion: "v1", Kind: "Node"},
+		ObjectMeta: api.ObjectMeta{Name: name},
+	}
+}
+
+func (e *env) createPod(p *api.Pod) *api.Pod {
+	e.t.Helper()
+	ns := p.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	r := e.expect(http.StatusCreated, http.MethodPost, "/api/v1/namespaces/"+ns+"/pods", p)
+	var out api.Pod
+	e.into(r, &out)
+	return &out
+}
+
+func (e *env) getPod(name string) *api.Pod {
+	e.t.Helper()
+	r := e.expect(http.StatusOK, http.MethodGet, podsPath+"/"+name, nil)
+	var out api.Pod
+	e.into(r, &out)
+	return &out
+}
+
+func rv(t *suite.T, call, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatalf("%s: metadata.resourceVersion = %q, want the store's mod_revision as a decimal string", call, s)
+	}
+	return n
+}
+
+// ------------------------------------------------------------ 01
+
+func createGet(e *env) {
+	t := e.t
+	r := e.expect(http.StatusCreated, http.MethodPost, podsPath, newPod("web", map[string]string{"app": "web"}))
+	var created api.Pod
+	e.into(r, &created)
+	if created.Kind != "Pod" || created.APIVersion != "v1" {
+		t.Fatalf("%s: apiVersion, kind = %q, %q, want \"v1\", \"Pod\"", r.call, created.APIVersion, created.Kind)
+	}
+	if created.Name != "web" || created.Namespace != "default" {
+		t.Fatalf("%s: metadata.name, namespace = %q, %q, want \"web\", \"default\" (the namespace comes from the path)", r.call, created.Name, created.Namespace)
+	}
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("%s: Content-Type = %q, want application/json", r.call, ct)
+	}
+	got := e.getPod("web")
+	if got.Name != "web" || got.Labels["app"] != "web" || len(got.Spec.Containers) != 1 || got.Spec.Containers[0].Image != "busybox:1.36" {
+		t.Fatalf("GET %s/web = %s, want the pod as created (labels app=web, one container busybox:1.36)", podsPath, mustJSON(got))
+	}
+	if got.Kind != "Pod" || got.APIVersion != "v1" {
+		t.Fatalf("GET %s/web: apiVersion, kind = %q, %q, want \"v1\", \"Pod\"", podsPath, got.APIVersion, got.Kind)
+	}
+
+	// A cluster-scoped kind has no namespace in its path.
+	e.expect(http.StatusCreated, http.MethodPost, nodesPath, newNode("node-1"))
+	r = e.expect(http.StatusOK, http.MethodGet, nodesPath+"/node-1", nil)
+	var node api.Node
+	e.into(r, &node)
+	if node.Name != "node-1" || node.Namespace != "" {
+		t.Fatalf("%s: name, namespace = %q, %q, want \"node-1\", \"\" (nodes are cluster-scoped)", r.call, node.Name, node.Namespace)
+	}
+
+	// Kinds of other groups live under /apis/{group}/{version}.
+	dep := map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "web"},
+		"spec": map[string]any{
+			"selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": "web", "image": "nginx:1.27"}}},
+			},
+		},
+	}
+	e.expect(http.StatusCreated, http.MethodPost, "/apis/apps/v1/namespaces/default/deployments", dep)
+	r = e.expect(http.StatusOK, http.MethodGet, "/apis/apps/v1/namespaces/default/deployments/web", nil)
+	var d api.Deployment
+	e.into(r, &d)
+	if d.Kind != "Deployment" || d.APIVersion != "apps/v1" || d.Name != "web" {
+		t.Fatalf("%s: apiVersion, kind, name = %q, %q, %q, want \"apps/v1\", \"Deployment\", \"web\"", r.call, d.APIVersion, d.Kind, d.Name)
+	}
+}
+
+func mustJSON(v any) string {
+	data, _ := json.Marshal(v)
+	return abbreviate(data)
+}
+
+// ------------------------------------------------------------ 02
+
+var generatedName = regexp.MustCompile(`^web-[a-z0-9]{5}$`)
+
+func serverFields(e *env) {
+	t := e.t
+	before := time.Now().Add(-2 * time.Second)
+	p := newPod("web", nil)
+	p.UID = "made-up-by-the-client"
+	p.ResourceVersion = "" // a create must not carry one
+	created := e.createPod(p)
+	call := "POST " + podsPath
+	if created.UID == "" || created.UID == "made-up-by-the-client" {
+		t.Fatalf("%s: metadata.uid = %q, want a new uid set by the server", call, created.UID)
+	}
+	if ts := created.CreationTimestamp.Time; ts.Before(before) || ts.After(time.Now().Add(2*time.Second)) {
+		t.Fatalf("%s: metadata.creationTimestamp = %v, want the time of the create (about %v)", call, ts, time.Now().UTC().Format(time.RFC3339))
+	}
+	if got, want := rv(t, call, created.ResourceVersion), e.revision(); got != want {
+		t.Fatalf("%s: metadata.resourceVersion = %d, want %d (the mod_revision of the write in the store)", call, got, want)
+	}
+	got := e.getPod("web")
+	if got.UID != created.UID || got.ResourceVersion != created.ResourceVersion {
+		t.Fatalf("GET %s/web: uid, resourceVersion = %q, %q, want %q, %q (as the create answered)", podsPath, got.UID, got.ResourceVersion, created.UID, created.ResourceVersion)
+	}
+
+	second := e.createPod(newPod("other", nil))
+	if second.UID == created.UID {
+		t.Fatalf("two creates got the same uid %q, want a unique uid per object", second.UID)
+	}
+	if got, want := rv(t, call, second.ResourceVersion), e.revision(); got != want {
+		t.Fatalf("%s (a second pod): metadata.resourceVersion = %d, want %d (the store's mod_revision)", call, got, want)
+	}
+
+	g := newPod("", nil)
+	g.GenerateName = "web-"
+	gen := e.createPod(g)
+	if !generatedName.MatchString(gen.Name) {
+		t.Fatalf("%s with generateName \"web-\": metadata.name = %q, want \"web-\" and 5 random lower-case letters or digits", call, gen.Name)
+	}
+	gen2 := e.createPod(g)
+	if gen2.Name == gen.Name {
+		t.Fatalf("%s with generateName twice: both named %q, want different names", call, gen.Name)
+	}
+	e.getPod(gen.Name)
+}
+
+// ------------------------------------------------------------ 03
+
+func notFoundExists(e *env) {
+	r := e.request(http.MethodGet, podsPath+"/nope", nil)
+	st := e.expectStatus(r, http.StatusNotFound, api.StatusReasonNotFound, `pods "nope" not found`)
+	if st.Details == nil || st.Details.Name != "nope" || st.Details.Kind != "pods" {
+		e.t.Fatalf("%s: Status details = %s, want {\"name\":\"nope\",\"kind\":\"pods\"}", r.call, mustJSON(st.Details))
+	}
+	r = e.request(http.MethodGet, "/apis/apps/v1/namespaces/default/deployments/nope", nil)
+	e.expectStatus(r, http.StatusNotFound, api.StatusReasonNotFound, `deployments.apps "nope" not found`)
+	r = e.request(http.MethodGet, nodesPath+"/nope", nil)
+	e.expectStatus(r, http.StatusNotFound, api.StatusReasonNotFound, `nodes "nope" not found`)
+
+	e.createPod(newPod("web", nil))
+	r = e.request(http.MethodPost, podsPath, newPod("web", nil))
+	st = e.expectStatus(r, http.StatusConflict, api.StatusReasonAlreadyExists, `pods "web" already exists`)
+	if st.Details == nil || st.Details.Name != "web" || st.Details.Kind != "pods" {
+		e.t.Fatalf("%s: Status details = %s, want {\"name\":\"web\",\"kind\":\"pods\"}", r.call, mustJSON(st.Details))
+	}
+
+	// The same name in another namespace is another object.
+	p := newPod("web", nil)
+	p.Namespace = "other"
+	e.createPod(p)
+}
+
+// ------------------------------------------------------------ 04
+
+const conflictMsg = `Operation cannot be fulfilled on pods "web": the object has been modified; please apply your changes to the latest version and try again`
+
+func updateConflict(e *env) {
+	t := e.t
+	created := e.createPod(newPod("web", map[string]string{"v": "1"}))
+	call := "PUT " + podsPath + "/web"
+
+	// An update that carries the current resourceVersion succeeds and
+	// gets a new one.
+	up := created
+	up.Labels = map[string]string{"v": "2"}
+	r := e.expect(http.StatusOK, http.MethodPut, podsPath+"/web", up)
+	var updated api.Pod
+	e.into(r, &updated)
+	if updated.Labels["v"] != "2" {
+		t.Fatalf("%s: labels = %v, want v=2", call, updated.Labels)
+	}
+	if got, want := rv(t, call, updated.ResourceVersion), e.revision(); got != want || updated.ResourceVersion == created.ResourceVersion {
+		t.Fatalf("%s: resourceVersion = %s, want %d (the new mod_revision; it was %s)", call, updated.ResourceVersion, want, created.ResourceVersion)
+	}
+	if updated.UID != created.UID || !updated.CreationTimestamp.Equal(&created.CreationTimestamp) {
+		t.Fatalf("%s: uid, creationTimestamp changed to %q, %v, want them kept (%q, %v)", call, updated.UID, updated.CreationTimestamp, created.UID, created.CreationTimestamp)
+	}
+
+	// The stale one conflicts, and changes nothing.
+	stale := created
+	stale.Labels = map[string]string{"v": "stale"}
+	r = e.request(http.MethodPut, podsPath+"/web", stale)
+	e.expectStatus(r, http.StatusConflict, api.StatusReasonConflict, conflictMsg)
+	if got := e.getPod("web"); got.Labels["v"] != "2" {
+		t.Fatalf("after a conflicting %s: labels = %v, want v=2 (a rejected update stores nothing)", call, got.Labels)
+	}
+
+	// Without a resourceVersion, the update applies to the latest.
+	blind := e.getPod("web")
+	blind.ResourceVersion = ""
+	blind.Labels = map[string]string{"v": "3"}
+	r = e.expect(http.StatusOK, http.MethodPut, podsPath+"/web", blind)
+
+	// Generation counts spec changes, not metadata changes.
+	cur := e.getPod("web")
+	if cur.Generation != created.Generation || cur.Generation < 1 {
+		t.Fatalf("after label-only updates: metadata.generation = %d, want %d (1 on create; labels are not the spec)", cur.Generation, max(created.Generation, 1))
+	}
+	cur.Spec.Containers[0].Image = "busybox:1.37"
+	r = e.expect(http.StatusOK, http.MethodPut, podsPath+"/web", cur)
+	e.into(r, &updated)
+	if updated.Generation != cur.Generation+1 {
+		t.Fatalf("%s with a new image: metadata.generation = %d, want %d (one more for a spec change)", call, updated.Generation, cur.Generation+1)
+	}
+
+	// Updating what does not exist is a 404.
+	ghost := newPod("ghost", nil)
+	r = e.request(http.MethodPut, podsPath+"/ghost", ghost)
+	e.expectStatus(r, http.StatusNotFound, api.StatusReasonNotFound, `pods "ghost" not found`)
+}
+
+// ------------------------------------------------------------ 05
+
+func validation(e *env) {
+	t := e.t
+	r := e.request(http.MethodPost, podsPath, newPod("Bad_Name", nil))
+	st := e.expectStatus(r, http.StatusUnprocessableEntity, api.StatusReasonInvalid, "")
+	if !strings.HasPrefix(st.Message, `Pod "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": `) {
+		t.Fatalf("%s: message = %q\n\twant it to start with %q", r.call, st.Message, `Pod "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": `)
+	}
+	checkCause(e, r, st, "metadata.name", api.CauseTypeFieldValueInvalid)
+	if st.Details.Name != "Bad_Name" || st.Details.Kind != "Pod" {
+		t.Fatalf("%s: details name, kind = %q, %q, want \"Bad_Name\", \"Pod\"", r.call, st.Details.Name, st.Details.Kind)
+	}
+
+	noContainers := newPod("empty", nil)
+	noContainers.Spec.Containers = nil
+	r = e.request(http.MethodPost, podsPath, noContainers)
+	st = e.expectStatus(r, http.StatusUnprocessableEntity, api.StatusReasonInvalid, "")
+	checkCause(e, r, st, "spec.containers", api.CauseTypeFieldValueRequired)
+
+	noImage := newPod("noimage", nil)
+	noImage.Spec.Containers[0].Image = ""
+	r = e.request(http.MethodPost, podsPath, noImage)
+	st = e.expectStatus(r, http.StatusUnprocessableEntity, api.StatusReasonInvalid, `Pod "noimage" is invalid: spec.containers[0].image: Required value`)
+	checkCause(e, r, st, "spec.containers[0].image", api.CauseTypeFieldValueRequired)
+
+	nameless := newPod("", nil)
+	r = e.request(http.MethodPost, podsPath, nameless)
+	st = e.expectStatus(r, http.StatusUnprocessableEntity, api.StatusReasonInvalid, "")
+	checkCause(e, r, st, "metadata.name", api.CauseTypeFieldValueRequired)
+
+	// Nothing invalid was stored.
+	r = e.expect(http.StatusOK, http.MethodGet, podsPath, nil)
+	var l api.List[json.RawMessage]
+	e.into(r, &l)
+	if len(l.Items) != 0 {
+		t.Fatalf("GET %s after rejected creates: %d items, want 0 (an invalid object is never stored)", podsPath, len(l.Items))
+	}
+
+	// An update is validated too.
+	e.createPod(newPod("web", nil))
+	bad := e.getPod("web")
+	bad.Labels = map[string]string{"app": "bad value!"}
+	r = e.request(http.MethodPut, podsPath+"/web", bad)
+	st = e.expectStatus(r, http.StatusUnprocessableEntity, api.StatusReasonInvalid, "")
+	checkCause(e, r, st, "metadata.labels", api.CauseTypeFieldValueInvalid)
+}
+
+func checkCause(e *env, r *response, st *api.Status, field string, typ api.CauseType) {
+	e.t.Helper()
+	if st.Details == nil {
+		e.t.Fatalf("%s: Status has no details, want details.causes naming %s", r.call, field)
+	}
+	for _, c := range st.Details.Causes {
+		if c.Field == field {
+			if c.Type != typ {
+				e.t.Fatalf("%s: cause for %s has reason %q, want %q", r.call, field, c.Type, typ)
+			}
+			return
+		}
+	}
+	e.t.Fatalf("%s: details.causes = %s, want a cause with field %q and reason %q", r.call, mustJSON(st.Details.Causes), field, typ)
+}
+
+// ------------------------------------------------------------ 06
+
+func badRequests(e *env) {
+	t := e.t
+	r := e.request(http.MethodPost, podsPath, []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web"`))
+	st := e.expectStatus(r, http.StatusBadRequest, api.StatusReasonBadRequest, "")
+	if st.Message == "" {
+		t.Fatalf("%s (truncated JSON): empty message, want the decoder's error", r.call)
+	}
+	r = e.request(http.MethodPost, podsPath, []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web"},"spec":{"containers":"busybox"}}`))
+	e.expectStatus(r, http.StatusBadRequest, api.StatusReasonBadRequest, "")
+
+	svc := map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "web"}}
+	r = e.request(http.MethodPost, podsPath, svc)
+	if r.code != http.StatusBadRequest {
+		t.Fatalf("%s with a Service body = %s\n\twant 400 BadRequest: the kind in the body must match the path", r.call, r.describe())
+	}
+
+	big := newPod("big", nil)
+	big.Annotations = map[string]string{"big": strings.Repeat("x", 3*1024*1024+1)}
+	r = e.request(http.MethodPost, podsPath, big)
+	e.expectStatus(r, http.StatusRequestEntityTooLarge, api.StatusReasonRequestEntityTooLarge, "")
+
+	r = e.request(http.MethodGet, "/api/v1/namespaces/default/widgets", nil)
+	e.expectStatus(r, http.StatusNotFound, api.StatusReasonNotFound, "")
+	r = e.request(http.MethodGet, "/apis/nope.example.com/v1/things", nil)
+	e.expectStatus(r, http.StatusNotFound, api.StatusReasonNotFound, "")
+
+	r = e.request(http.MethodPut, podsPath, newPod("web", nil))
+	e.expectStatus(r, http.StatusMethodNotAllowed, api.StatusReasonMethodNotAllowed, "")
+
+	// And the server still serves.
+	e.createPod(newPod("web", nil))
+	e.getPod("web")
+}
+
+// ------------------------------------------------------------ 07
+
+type podList struct {
+	APIVersion string       `json:"apiVersion"`
+	Kind       string       `json:"kind"`
+	Metadata   api.ListMeta `json:"metadata"`
+	Items      []api.Pod    `json:"items"`
+}
+
+func (e *env) listPods(path string) (*podList, *response) {
+	e.t.Helper()
+	r := e.expect(http.StatusOK, http.MethodGet, path, nil)
+	var l podList
+	e.into(r, &l)
+	return &l, r
+}
+
+func names(l *podList) string {
+	var n []string
+	for _, p := range l.Items {
+		n = append(n, p.Name)
+	}
+	return "[" + strings.Join(n, " ") + "]"
+}
+
+func listSelectors(e *env) {
+	t := e.t
+	mk := func(ns, name, app, env, node string) {
+		p := newPod(name, map[string]string{"app": app, "env": env})
+		p.Namespace = ns
+		p.Spec.NodeName = node
+		e.createPod(p)
+	}
+	mk("default", "a", "web", "prod", "node-1")
+	mk("default", "b", "web", "dev", "node-2")
+	mk("default", "c", "db", "prod", "node-1")
+	mk("default", "d", "db", "test", "")
+	mk("other", "e", "web", "prod", "node-1")
+
+	l, r := e.listPods(podsPath)
+	if l.Kind != "PodList" || l.APIVersion != "v1" {
+		t.Fatalf("%s: apiVersion, kind = %q, %q, want \"v1\", \"PodList\"", r.call, l.APIVersion, l.Kind)
+	}
+	if got, want := rv(t, r.call, l.Metadata.ResourceVersion), e.revision(); got != want {
+		t.Fatalf("%s: metadata.resourceVersion = %d, want %d (the store's revision when the list was read)", r.call, got, want)
+	}
+	cases := []struct{ query, want string }{
+		{"", "[a b c d]"},
+		{"?labelSelector=app%3Dweb", "[a b]"},
+		{"?labelSelector=app%21%3Dweb", "[c d]"},
+		{"?labelSelector=env+in+%28prod%2Ctest%29", "[a c d]"},
+		{"?labelSelector=app%3Ddb%2Cenv%3Dprod", "[c]"},
+		{"?fieldSelector=spec.nodeName%3Dnode-1", "[a c]"},
+		{"?fieldSelector=spec.nodeName%3D", "[d]"},
+		{"?fieldSelector=metadata.name%3Db", "[b]"},
+		{"?fieldSelector=spec.nodeName%3Dnode-1&labelSelector=app%3Dweb", "[a]"},
+	}
+	for _, c := range cases {
+		l, r := e.listPods(podsPath + c.query)
+		if got := names(l); got != c.want {
+			t.Fatalf("%s: items %s, want %s", r.call, got, c.want)
+		}
+	}
+	l, r = e.listPods("/api/v1/pods?labelSelector=app%3Dweb")
+	if got := names(l); got != "[a b e]" {
+		t.Fatalf("%s (all namespaces): items %s, want [a b e]", r.call, got)
+	}
+	r = e.request(http.MethodGet, podsPath+"?fieldSelector=spec.nope%3Dx", nil)
+	e.expectStatus(r, http.StatusBadRequest, api.StatusReasonBadRequest, "")
+}
+
+// ------------------------------------------------------------ 08
+
+func listPaging(e *env) {
+	t := e.t
+	for _, n := range []string{"p1", "p2", "p3", "p4", "p5"} {
+		e.createPod(newPod(n, nil))
+	}
+	l, r := e.listPods(podsPath + "?limit=2")
+	if names(l) != "[p1 p2]" || l.Metadata.Continue == "" {
+		t.Fatalf("%s: items %s, continue %q, want [p1 p2] and a continue token", r.call, names(l), l.Metadata.Continue)
+	}
+	first := l.Metadata.ResourceVersion
+	// A write between pages does not show up in the rest of the list:
+	// all pages are one snapshot, read at the first page's revision.
+	e.createPod(newPod("p0", nil))
+	e.createPod(newPod("p9", nil))
+	l, r = e.listPods(podsPath + "?limit=2&continue=" + l.Metadata.Continue)
+	if names(l) != "[p3 p4]" || l.Metadata.Continue == "" {
+		t.Fatalf("%s: items %s, continue %q, want [p3 p4] and a continue token", r.call, names(l), l.Metadata.Continue)
+	}
+	if l.Metadata.ResourceVersion != first {
+		t.Fatalf("%s: resourceVersion = %s, want %s (every page is read at the first page's revision)", r.call, l.Metadata.ResourceVersion, first)
+	}
+	l, r = e.listPods(podsPath + "?limit=2&continue=" + l.Metadata.Continue)
+	if names(l) != "[p5]" || l.Metadata.Continue != "" {
+		t.Fatalf("%s: items %s, continue %q, want [p5] and no continue token (the last page; p0 and p9 came after the snapshot)", r.call, names(l), l.Metadata.Continue)
+	}
+	l, r = e.listPods(podsPath + "?limit=10")
+	if names(l) != "[p0 p1 p2 p3 p4 p5 p9]" || l.Metadata.Continue != "" {
+		t.Fatalf("%s: items %s, continue %q, want all 7 pods in name order and no continue token", r.call, names(l), l.Metadata.Continue)
+	}
+	r = e.request(http.MethodGet, podsPath+"?limit=2&continue=not-a-token", nil)
+	e.expectStatus(r, http.StatusBadRequest, api.StatusReasonBadRequest, "")
+}
+
+// ------------------------------------------------------------ 09
+
+type watched struct {
+	typ  string
+	name string
+	rv   string
+	obj  api.Pod
+}
+
+func (w *watchStream) nextPod(what string) watched {
+	w.e.t.Helper()
+	ev := w.next(what)
+	var p api.Pod
+	if err := json.Unmarshal(ev.Object, &p); err != nil {
+		w.e.t.Fatalf("%s: event object %s does not decode as a Pod: %v", w.call, abbreviate(ev.Object), err)
+	}
+	return watched{ev.Type, p.Name, p.ResourceVersion, p}
+}
+
+func (w *watchStream) expectPod(typ, name string) watched {
+	w.e.t.Helper()
+	got := w.nextPod(fmt.Sprintf("%s %s", typ, name))
+	if got.typ != typ || got.name != name {
+		w.e.t.Fatalf("%s: got event %s %s, want %s %s", w.call, got.typ, got.name, typ, name)
+	}
+	return got
+}
+
+func watch(e *env) {
+	t := e.t
+	e.createPod(newPod("old", nil))
+	from := e.revision()
+
+	w := e.watch(fmt.Sprintf("%s?watch=1&resourceVersion=%d", podsPath, from))
+	created := e.createPod(newPod("web", map[string]string{"app": "web"}))
+	ev := w.expectPod("ADDED", "web")
+	if ev.rv != created.ResourceVersion {
+		t.Fatalf("%s: ADDED web has resourceVersion %s, want %s (the create's)", w.call, ev.rv, created.ResourceVersion)
+	}
+	up := e.getPod("web")
+	up.Labels["v"] = "2"
+	r := e.expect(http.StatusOK, http.MethodPut, podsPath+"/web", up)
+	var updated api.Pod
+	e.into(r, &updated)
+	ev = w.expectPod("MODIFIED", "web")
+	if ev.rv != updated.ResourceVersion || ev.obj.Labels["v"] != "2" {
+		t.Fatalf("%s: MODIFIED web has resourceVersion %s and labels %v, want %s and v=2", w.call, ev.rv, ev.obj.Labels, updated.ResourceVersion)
+	}
+	e.expect(http.StatusOK, http.MethodDelete, podsPath+"/web", nil)
+	ev = w.expectPod("DELETED", "web")
+	if got, want := rv(t, w.call, ev.rv), e.revision(); got != want {
+		t.Fatalf("%s: DELETED web has resourceVersion %d, want %d (the revision of the delete)", w.call, got, want)
+	}
+
+	// Without a resourceVersion, the watch starts with the current
+	// objects as ADDED events.
+	w2 := e.watch(podsPath + "?watch=1")
+	w2.expectPod("ADDED", "old")
+	e.createPod(newPod("new", nil))
+	w2.expectPod("ADDED", "new")
+
+	// A selector filters the stream.
+	w3 := e.watch(fmt.Sprintf("%s?watch=1&resourceVersion=%d&labelSelector=app%%3Dweb", podsPath, e.revision()))
+	e.createPod(newPod("db", map[string]string{"app": "db"}))
+	e.createPod(newPod("web2", map[string]string{"app": "web"}))
+	w3.expectPod("ADDED", "web2")
+
+	// Another namespace's pods are not in this namespace's watch.
+	other := newPod("elsewhere", nil)
+	other.Namespace = "other"
+	e.createPod(other)
+	e.createPod(newPod("here", nil))
+	w.expectPod("ADDED", "new")
+	w.expectPod("ADDED", "db")
+	w.expectPod("ADDED", "web2")
+	w.expectPod("ADDED", "here")
+}
+
+// ------------------------------------------------------------ 10
+
+func watchExpired(e *env) {
+	t := e.t
+	e.createPod(newPod("a", nil))
+	old := e.revision()
+	e.createPod(newPod("b", nil))
+	e.createPod(newPod("c", nil))
+	if rev := e.revision(); rev <= old {
+		t.Fatalf("after three creates the store's revision is %d, want it above %d: every create must write to the store", rev, old)
+	}
+	if err := e.store.Compact(t.Context(), e.revision()); err != nil {
+		t.Fatalf("store.Compact: %v", err)
+	}
+	w := e.watch(fmt.Sprintf("%s?watch=1&resourceVersion=%d", podsPath, old))
+	ev := w.next("an ERROR event with a 410 Expired Status")
+	if ev.Type != "ERROR" {
+		t.Fatalf("%s after compaction: got a %s event, want ERROR (the events since %d are gone)", w.call, ev.Type, old)
+	}
+	var st api.Status
+	if err := json.Unmarshal(ev.Object, &st); err != nil || st.Kind != "Status" {
+		t.Fatalf("%s: ERROR event object = %s, want a Status", w.call, abbreviate(ev.Object))
+	}
+	if st.Code != http.StatusGone || st.Reason != api.StatusReasonExpired {
+		t.Fatalf("%s: ERROR Status code, reason = %d, %q, want 410, \"Expired\" (the client must list again)", w.call, st.Code, st.Reason)
+	}
+
+	// A watch from the current revision still works, and bookmarks come
+	// when asked: with sendInitialEvents, the current objects come first,
+	// then a BOOKMARK that marks the end of them.
+	w2 := e.watch(podsPath + "?watch=1&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan")
+	w2.expectPod("ADDED", "a")
+	w2.expectPod("ADDED", "b")
+	w2.expectPod("ADDED", "c")
+	bm := w2.nextPod("a BOOKMARK after the initial events")
+	if bm.typ != "BOOKMARK" {
+		t.Fatalf("%s: got %s %s, want a BOOKMARK after the initial events", w2.call, bm.typ, bm.name)
+	}
+	if bm.obj.Annotations["k8s.io/initial-events-end"] != "true" {
+		t.Fatalf("%s: BOOKMARK annotations = %v, want k8s.io/initial-events-end: \"true\"", w2.call, bm.obj.Annotations)
+	}
+	if got, want := rv(t, w2.call, bm.rv), e.revision(); got != want {
+		t.Fatalf("%s: BOOKMARK resourceVersion = %d, want %d", w2.call, got, want)
+	}
+	e.createPod(newPod("d", nil))
+	w2.expectPod("ADDED", "d")
+}
+
+// ------------------------------------------------------------ 11
+
+func statusSubresource(e *env) {
+	t := e.t
+	created := e.createPod(newPod("web", nil))
+
+	// status sent to the main resource is ignored.
+	p := e.getPod("web")
+	p.Status.Phase = api.PodRunning
+	p.Status.PodIP = "10.0.0.9"
+	r := e.expect(http.StatusOK, http.MethodPut, podsPath+"/web", p)
+	got := e.getPod("web")
+	if got.Status.PodIP == "10.0.0.9" || got.Status.Phase == api.PodRunning {
+		t.Fatalf("%s with a new status: status = %s, want the status unchanged (only /status writes it)", r.call, mustJSON(got.Status))
+	}
+
+	// /status writes the status and ignores everything else.
+	p = e.getPod("web")
+	p.Status.Phase = api.PodRunning
+	p.Status.PodIP = "10.0.0.9"
+	p.Spec.Containers[0].Image = "evil:latest"
+	p.Labels = map[string]string{"sneaky": "yes"}
+	r = e.expect(http.StatusOK, http.MethodPut, podsPath+"/web/status", p)
+	got = e.getPod("web")
+	if got.Status.Phase != api.PodRunning || got.Status.PodIP != "10.0.0.9" {
+		t.Fatalf("%s: status = %s, want phase Running and podIP 10.0.0.9", r.call, mustJSON(got.Status))
+	}
+	if got.Spec.Containers[0].Image != "busybox:1.36" || got.Labels["sneaky"] != "" {
+		t.Fatalf("%s with a new image and labels: image %q, labels %v, want busybox:1.36 and no labels (the status subresource changes only status)", r.call, got.Spec.Containers[0].Image, got.Labels)
+	}
+	if got.Generation != created.Generation {
+		t.Fatalf("%s: generation = %d, want %d (a status write is not a spec change)", r.call, got.Generation, created.Generation)
+	}
+	r = e.expect(http.StatusOK, http.MethodGet, podsPath+"/web/status", nil)
+
+	// A stale status write conflicts like any other.
+	stale := created
+	stale.Status.Phase = api.PodFailed
+	r = e.request(http.MethodPut, podsPath+"/web/status", stale)
+	e.expectStatus(r, http.StatusConflict, api.StatusReasonConflict, conflictMsg)
+}
+
+// ------------------------------------------------------------ 12
+
+func bindingBody(pod, node string) map[string]any {
+	return map[string]any{
+		"apiVersion": "v1", "kind": "Binding",
+		"metadata": map[string]any{"name": pod, "namespace": "default"},
+		"target":   map[string]any{"apiVersion": "v1", "kind": "Node", "name": node},
+	}
+}
+
+func binding(e *env) {
+	t := e.t
+	e.createPod(newPod("web", nil))
+	r := e.expect(http.StatusCreated, http.MethodPost, podsPath+"/web/binding", bindingBody("web", "node-1"))
+	got := e.getPod("web")
+	if got.Spec.NodeName != "node-1" {
+		t.Fatalf("%s to node-1: spec.nodeName = %q, want \"node-1\"", r.call, got.Spec.NodeName)
+	}
+	found := false
+	for _, c := range got.Status.Conditions {
+		if c.Type == api.PodScheduled {
+			found = true
+			if c.Status != api.ConditionTrue {
+				t.Fatalf("%s: condition PodScheduled = %q, want \"True\"", r.call, c.Status)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("%s: status.conditions = %s, want PodScheduled=True", r.call, mustJSON(got.Status.Conditions))
+	}
+
+	// A pod is bound once.
+	r = e.request(http.MethodPost, podsPath+"/web/binding", bindingBody("web", "node-2"))
+	e.expectStatus(r, http.StatusConflict, api.StatusReasonConflict, "")
+	if got := e.getPod("web"); got.Spec.NodeName != "node-1" {
+		t.Fatalf("after a second binding: spec.nodeName = %q, want \"node-1\" (a bound pod never moves)", got.Spec.NodeName)
+	}
+
+	r = e.request(http.MethodPost, podsPath+"/ghost/binding", bindingBody("ghost", "node-1"))
+	e.expectStatus(r, http.StatusNotFound, api.StatusReasonNotFound, `pods "ghost" not found`)
+}
+
+// ------------------------------------------------------------ 13
+
+func deletion(e *env) {
+	t := e.t
+	e.createPod(newPod("web", nil))
+	r := e.expect(http.StatusOK, http.MethodDelete, podsPath+"/web", nil)
+	r = e.request(http.MethodGet, podsPath+"/web", nil)
+	e.expectStatus(r, http.StatusNotFound, api.StatusReasonNotFound, `pods "web" not found`)
+	r = e.request(http.MethodDelete, podsPath+"/web", nil)
+	e.expectStatus(r, http.StatusNotFound, api.StatusReasonNotFound, `pods "web" not found`)
+
+	// Preconditions.
+	p := e.createPod(newPod("pre", nil))
+	wrong := api.UID("not-the-uid")
+	r = e.request(http.MethodDelete, podsPath+"/pre", api.DeleteOptions{
+		TypeMeta:      api.TypeMeta{APIVersion: "v1", Kind: "DeleteOptions"},
+		Preconditions: &api.Preconditions{UID: &wrong},
+	})
+	e.expectStatus(r, http.StatusConflict, api.StatusReasonConflict, "")
+	e.getPod("pre")
+	pol := api.DeletePropagationBackground
+	e.expect(http.StatusOK, http.MethodDelete, podsPath+"/pre", api.DeleteOptions{
+		TypeMeta:          api.TypeMeta{APIVersion: "v1", Kind: "DeleteOptions"},
+		Preconditions:     &api.Preconditions{UID: &p.UID},
+		PropagationPolicy: &pol,
+	})
+
+	// Finalizers hold the object: it gets a deletionTimestamp and stays
+	// until the last finalizer is removed.
+	f := newPod("held", nil)
+	f.Finalizers = []string{"example.com/hold"}
+	e.createPod(f)
+	r = e.expect(http.StatusOK, http.MethodDelete, podsPath+"/held", nil)
+	held := e.getPod("held")
+	if held.DeletionTimestamp == nil {
+		t.Fatalf("%s of a pod with a finalizer: the pod has no deletionTimestamp, want it marked for deletion and kept", r.call)
+	}
+	held.Finalizers = nil
+	r = e.expect(http.StatusOK, http.MethodPut, podsPath+"/held", held)
+	r = e.request(http.MethodGet, podsPath+"/held", nil)
+	if r.code != http.StatusNotFound {
+		t.Fatalf("%s after the last finalizer was removed = %s, want 404 (the delete completes)", r.call, r.describe())
+	}
+
+	// A pod on a node is deleted gracefully: marked, with its grace
+	// period, until its kubelet has stopped it and deletes it with 0.
+	g := newPod("graceful", nil)
+	g.Spec.NodeName = "node-1"
+	e.createPod(g)
+	r = e.expect(http.StatusOK, http.MethodDelete, podsPath+"/graceful", nil)
+	got := e.getPod("graceful")
+	if got.DeletionTimestamp == nil || got.DeletionGracePeriodSeconds == nil || *got.DeletionGracePeriodSeconds != 30 {
+		t.Fatalf("%s of a pod on a node: deletionTimestamp %v, deletionGracePeriodSeconds %v, want both set, the grace period 30 (the default)", r.call, got.DeletionTimestamp, ptrString(got.DeletionGracePeriodSeconds))
+	}
+	r = e.expect(http.StatusOK, http.MethodDelete, podsPath+"/graceful?gracePeriodSeconds=0", nil)
+	r = e.request(http.MethodGet, podsPath+"/graceful", nil)
+	if r.code != http.StatusNotFound {
+		t.Fatalf("%s after a delete with gracePeriodSeconds=0 = %s, want 404", r.call, r.describe())
+	}
+}
+
+func ptrString(p *int64) string {
+	if p == nil {
+		return "nil"
+	}
+	return strconv.FormatInt(*p, 10)
+}
+
+// ------------------------------------------------------------ 14
+
+type resourceList struct {
+	Kind         string `json:"kind"`
+	GroupVersion string `json:"groupVersion"`
+	Resources    []struct {
+		Name       string   `json:"name"`
+		Namespaced bool     `json:"namespaced"`
+		Kind       string   `json:"kind"`
+		Verbs      []string `json:"verbs"`
+	} `json:"resources"`
+}
+
+func discovery(e *env) {
+	t := e.t
+	r := e.expect(http.StatusOK, http.MethodGet, "/api", nil)
+	var versions struct {
+		Kind     string   `json:"kind"`
+		Versions []string `json:"versions"`
+	}
+	e.into(r, &versions)
+	if versions.Kind != "APIVersions" || strings.Join(versions.Versions, ",") != "v1" {
+		t.Fatalf("%s: kind %q, versions %v, want APIVersions with [v1]", r.call, versions.Kind, versions.Versions)
+	}
+
+	r = e.expect(http.StatusOK, http.MethodGet, "/api/v1", nil)
+	var core resourceList
+	e.into(r, &core)
+	if core.Kind != "APIResourceList" || core.GroupVersion != "v1" {
+		t.Fatalf("%s: kind %q, groupVersion %q, want APIResourceList, v1", r.call, core.Kind, core.GroupVersion)
+	}
+	want := map[string]struct {
+		namespaced bool
+		kind, verb string
+	}{
+		"pods":         {true, "Pod", "watch"},
+		"pods/status":  {true, "Pod", "update"},
+		"pods/binding": {true, "Binding", "create"},
+		"nodes":        {false, "Node", "list"},
+		"namespaces":   {false, "Namespace", "create"},
+		"configmaps":   {true, "ConfigMap", "delete"},
+	}
+	for name, w := range want {
+		found := false
+		for _, res := range core.Resources {
+			if res.Name != name {
+				continue
+			}
+			found = true
+			if res.Namespaced != w.namespaced || res.Kind != w.kind || !containsString(res.Verbs, w.verb) {
+				t.Fatalf("%s: resource %s = namespaced %v, kind %q, verbs %v; want namespaced %v, kind %q, verbs with %q", r.call, name, res.Namespaced, res.Kind, res.Verbs, w.namespaced, w.kind, w.verb)
+			}
+		}
+		if !found {
+			t.Fatalf("%s: no resource %q, want it listed", r.call, name)
+		}
+	}
+
+	r = e.expect(http.StatusOK, http.MethodGet, "/apis", nil)
+	var groups struct {
+		Kind   string `json:"kind"`
+		Groups []struct {
+			Name             string `json:"name"`
+			PreferredVersion struct {
+				GroupVersion string `json:"groupVersion"`
+			} `json:"preferredVersion"`
+		} `json:"groups"`
+	}
+	e.into(r, &groups)
+	have := map[string]string{}
+	for _, g := range groups.Groups {
+		have[g.Name] = g.PreferredVersion.GroupVersion
+	}
+	for _, g := range []string{"apps", "batch", "rbac.authorization.k8s.io", "coordination.k8s.io", "discovery.k8s.io"} {
+		if have[g] != g+"/v1" {
+			t.Fatalf("%s: groups %v, want %s with preferred version %s/v1", r.call, have, g, g)
+		}
+	}
+	r = e.expect(http.StatusOK, http.MethodGet, "/apis/apps/v1", nil)
+	var apps resourceList
+	e.into(r, &apps)
+	found := false
+	for _, res := range apps.Resources {
+		if res.Name == "deployments" && res.Kind == "Deployment" && res.Namespaced {
+			found = true
+		}
+	}
+	if !found || apps.GroupVersion != "apps/v1" {
+		t.Fatalf("%s: groupVersion %q, resources %s, want apps/v1 with namespaced deployments", r.call, apps.GroupVersion, mustJSON(apps.Resources))
+	}
+
+	r = e.expect(http.StatusOK, http.MethodGet, "/version", nil)
+	var v struct {
+		Major, Minor, GitVersion string
+	}
+	e.into(r, &v)
+	if v.Major != "1" || v.Minor == "" || !strings.HasPrefix(v.GitVersion, "v1.") {
+		t.Fatalf("%s = %s, want major \"1\", a minor and a gitVersion like v1.32.0", r.call, r.describe())
+	}
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ------------------------------------------------------------ 15
+
+const tableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
+
+type tableBody struct {
+	Kind              string `json:"kind"`
+	APIVersion        string `json:"apiVersion"`
+	ColumnDefinitions []struct {
+		Name     string `json:"name"`
+		Type     string `json:"type"`
+		Priority int32  `json:"priority"`
+	} `json:"columnDefinitions"`
+	Rows []struct {
+		Cells  []any           `json:"cells"`
+		Object json.RawMessage `json:"object"`
+	} `json:"rows"`
+}
+
+func (e *env) table(path string) (*tableBody, *response) {
+	e.t.Helper()
+	r := e.expect(http.StatusOK, http.MethodGet, path, nil, "Accept", tableAccept)
+	var tb tableBody
+	e.into(r, &tb)
+	if tb.Kind != "Table" || tb.APIVersion != "meta.k8s.io/v1" {
+		e.t.Fatalf("%s with Accept %s: kind %q, apiVersion %q, want Table, meta.k8s.io/v1", r.call, tableAccept, tb.Kind, tb.APIVersion)
+	}
+	return &tb, r
+}
+
+func (tb *tableBody) columns() string {
+	var cols []string
+	for _, c := range tb.ColumnDefinitions {
+		if c.Priority == 0 {
+			cols = append(cols, c.Name)
+		}
+	}
+	return strings.Join(cols, ",")
+}
+
+func cellsString(cells []any) string {
+	parts := make([]string, len(cells))
+	for i, c := range cells {
+		parts[i] = fmt.Sprint(c)
+	}
+	return strings.Join(parts, ",")
+}
+
+func table(e *env) {
+	t := e.t
+	e.createPod(newPod("web", nil))
+	e.expect(http.StatusCreated, http.MethodPost, nodesPath, &api.Node{
+		TypeMeta:   api.TypeMeta{APIVersion: "v1", Kind: "Node"},
+		ObjectMeta: api.ObjectMeta{Name: "node-1", Labels: map[string]string{"node-role.kubernetes.io/control-plane": ""}},
+		Status: api.NodeStatus{
+			Conditions: []api.NodeCondition{{Type: api.NodeReady, Status: api.ConditionTrue}},
+			NodeInfo:   api.NodeSystemInfo{KubeletVersion: "v1.32.0"},
+		},
+	})
+
+	tb, r := e.table(podsPath)
+	if got := tb.columns(); got != "Name,Ready,Status,Restarts,Age" {
+		t.Fatalf("%s as a Table: columns %s, want Name,Ready,Status,Restarts,Age (priority 0; more with priority 1 are fine)", r.call, got)
+	}
+	if len(tb.Rows) != 1 {
+		t.Fatalf("%s as a Table: %d rows, want 1", r.call, len(tb.Rows))
+	}
+	cells := tb.Rows[0].Cells
+	if len(cells) < 5 || cellsString(cells[:4]) != "web,0/1,Pending,0" {
+		t.Fatalf("%s as a Table: cells %v, want web, 0/1, Pending, 0 and an age", r.call, cells)
+	}
+	if age, _ := cells[4].(string); !regexp.MustCompile(`^[0-9]+s$`).MatchString(age) {
+		t.Fatalf("%s as a Table: Age = %v, want seconds like \"3s\" for a new pod", r.call, cells[4])
+	}
+	if len(tb.Rows[0].Object) == 0 {
+		t.Fatalf("%s as a Table: row has no object, want the object's metadata (a PartialObjectMetadata) beside the cells", r.call)
+	}
+
+	tb, r = e.table(podsPath + "/web")
+	if len(tb.Rows) != 1 || fmt.Sprint(tb.Rows[0].Cells[0]) != "web" {
+		t.Fatalf("%s as a Table: rows %s, want one row for web", r.call, mustJSON(tb.Rows))
+	}
+
+	tb, r = e.table(nodesPath)
+	if got := tb.columns(); got != "Name,Status,Roles,Age,Version" {
+		t.Fatalf("%s as a Table: columns %s, want Name,Status,Roles,Age,Version", r.call, got)
+	}
+	if len(tb.Rows) != 1 || len(tb.Rows[0].Cells) < 5 {
+		t.Fatalf("%s as a Table: rows %s, want one row with 5 cells", r.call, mustJSON(tb.Rows))
+	}
+	c := tb.Rows[0].Cells
+	if got := cellsString([]any{c[0], c[1], c[2], c[4]}); got != "node-1,Ready,control-plane,v1.32.0" {
+		t.Fatalf("%s as a Table: cells %v, want node-1, Ready, control-plane, an age, v1.32.0", r.call, c)
+	}
+
+	// Without the Table Accept header, a list is still a list.
+	l, r := e.listPods(podsPath)
+	if l.Kind != "PodList" {
+		t.Fatalf("%s with Accept application/json: kind %q, want PodList", r.call, l.Kind)
+	}
+}

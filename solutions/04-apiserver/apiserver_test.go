@@ -1,0 +1,9 @@
+package apiserver
+
+import (
+	"testing"
+
+	"github.com/kubekata/kubekata/harness/apiservertest"
+)
+
+func TestAPIServer(t *testing.T) { apiservertest.Run(t, New) }

@@ -1,0 +1,235 @@
+package apiserver
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/client"
+	"github.com/kubekata/kubekata/harness/storage"
+)
+
+// selectors are a list's or a watch's label and field selectors.
+type selectors struct {
+	labels client.Selector
+	fields client.Selector
+}
+
+func (sel selectors) empty() bool { return sel.labels.Empty() && sel.fields.Empty() }
+
+// fieldSelectable lists, per resource, the fields a field selector may
+// use besides metadata.name and metadata.namespace (upstream's field label
+// conversion functions).
+var fieldSelectable = map[string][]string{
+	"pods": {"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+		"spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"},
+	"nodes":      {"spec.unschedulable"},
+	"namespaces": {"status.phase"},
+	"secrets":    {"type"},
+	"events": {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+		"involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath",
+		"reason", "reportingComponent", "source", "type"},
+	"replicasets": {"status.replicas"},
+	"jobs":        {"status.successful"},
+}
+
+func parseSelectors(kind api.Kind, r *http.Request) (selectors, *api.Status) {
+	q := r.URL.Query()
+	var sel selectors
+	var err error
+	if sel.labels, err = client.ParseSelector(q.Get("labelSelector")); err != nil {
+		return sel, badRequest("unable to parse requirement: " + strings.TrimPrefix(err.Error(), "client: "))
+	}
+	if sel.fields, err = client.ParseFieldSelector(q.Get("fieldSelector")); err != nil {
+		return sel, badRequest("invalid field selector: " + strings.TrimPrefix(err.Error(), "client: "))
+	}
+	for _, req := range sel.fields {
+		if req.Key == "metadata.name" || req.Key == "metadata.namespace" || contains(fieldSelectable[kind.Resource], req.Key) {
+			continue
+		}
+		return sel, badRequest(fmt.Sprintf("field label not supported: %s", req.Key))
+	}
+	return sel, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// matches decodes a stored value just enough to test the selectors.
+func (sel selectors) matches(value []byte) bool {
+	if sel.empty() {
+		return true
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(value, &doc); err != nil {
+		return false
+	}
+	md, _ := doc["metadata"].(map[string]any)
+	labels, _ := md["labels"].(map[string]any)
+	if !sel.labels.Matches(func(k string) (string, bool) {
+		v, ok := labels[k].(string)
+		return v, ok
+	}) {
+		return false
+	}
+	return sel.fields.Matches(func(path string) (string, bool) {
+		return fieldValue(doc, path), true
+	})
+}
+
+// fieldValue walks a dotted path; a missing field is "" (so that
+// spec.nodeName= selects unscheduled pods, as upstream).
+func fieldValue(doc map[string]any, path string) string {
+	var cur any = doc
+	for _, p := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return ""
+		}
+		cur = m[p]
+	}
+	switch v := cur.(type) {
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case nil:
+		if strings.HasSuffix(path, "unschedulable") || strings.HasSuffix(path, "hostNetwork") {
+			return "false"
+		}
+	}
+	return ""
+}
+
+// continueToken is upstream's: the revision the first page was read at and
+// the key to start after, base64-encoded JSON. Every page is read at that
+// one revision, so a paged list is a consistent snapshot.
+type continueToken struct {
+	APIVersion      string `json:"v"`
+	ResourceVersion int64  `json:"rv"`
+	StartKey        string `json:"start"`
+}
+
+func encodeContinue(rev int64, start string) string {
+	data, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: rev, StartKey: start})
+	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+func decodeContinue(s, prefix string) (continueToken, error) {
+	data, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return continueToken{}, fmt.Errorf("continue key is not valid: %v", err)
+	}
+	var t continueToken
+	if err := json.Unmarshal(data, &t); err != nil {
+		return continueToken{}, fmt.Errorf("continue key is not valid: %v", err)
+	}
+	if t.APIVersion != "meta.k8s.io/v1" || t.ResourceVersion <= 0 || !strings.HasPrefix(t.StartKey, prefix) {
+		return continueToken{}, errors.New("continue key is not valid: it does not belong to this list")
+	}
+	return t, nil
+}
+
+// listItems reads the selected objects, one page if limit > 0.
+func (s *server) listItems(r *http.Request, req request, sel selectors) (kvs []storage.KeyValue, rev int64, cont string, st *api.Status) {
+	q := r.URL.Query()
+	var limit int64
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.ParseInt(l, 10, 64)
+		if err != nil || n < 0 {
+			return nil, 0, "", badRequest(fmt.Sprintf("limit: invalid value %q", l))
+		}
+		limit = n
+	}
+	pre := prefix(req.kind, req.namespace)
+	start := ""
+	if c := q.Get("continue"); c != "" {
+		t, err := decodeContinue(c, pre)
+		if err != nil {
+			return nil, 0, "", badRequest(err.Error())
+		}
+		rev, start = t.ResourceVersion, t.StartKey
+	}
+	for {
+		resp, err := s.store.Range(r.Context(), storage.RangeRequest{Prefix: pre, Start: start, Revision: rev, Limit: limit})
+		if err != nil {
+			if errors.Is(err, storage.ErrCompacted) {
+				return nil, 0, "", expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
+			}
+			return nil, 0, "", storeError(req.kind, "", err)
+		}
+		rev = resp.Revision
+		for i, kv := range resp.KVs {
+			if !sel.matches(kv.Value) {
+				continue
+			}
+			kvs = append(kvs, kv)
+			if limit > 0 && int64(len(kvs)) == limit {
+				if i < len(resp.KVs)-1 || resp.More {
+					cont = encodeContinue(rev, kv.Key+"\x00")
+				}
+				return kvs, rev, cont, nil
+			}
+		}
+		if !resp.More || len(resp.KVs) == 0 {
+			return kvs, rev, "", nil
+		}
+		start = resp.KVs[len(resp.KVs)-1].Key + "\x00"
+	}
+}
+
+func (s *server) list(w http.ResponseWriter, r *http.Request, req request) {
+	sel, st := parseSelectors(req.kind, r)
+	if st != nil {
+		writeStatus(w, st)
+		return
+	}
+	kvs, rev, cont, st := s.listItems(r, req, sel)
+	if st != nil {
+		writeStatus(w, st)
+		return
+	}
+	if wantsTable(r) {
+		objs := make([]api.Object, 0, len(kvs))
+		for _, kv := range kvs {
+			obj, err := load(req.kind, kv)
+			if err != nil {
+				writeStatus(w, internalError(err))
+				return
+			}
+			objs = append(objs, obj)
+		}
+		writeJSON(w, http.StatusOK, s.table(r, req.kind, objs, rev, cont))
+		return
+	}
+	// The list is assembled from the stored bytes: no decode, no encode.
+	var b bytes.Buffer
+	b.Grow(256 + len(kvs)*1024)
+	fmt.Fprintf(&b, `{"kind":%q,"apiVersion":%q,"metadata":{"resourceVersion":"%d"`, req.kind.Kind+"List", req.kind.APIVersion(), rev)
+	if cont != "" {
+		fmt.Fprintf(&b, `,"continue":%q`, cont)
+	}
+	b.WriteString(`},"items":[`)
+	for i, kv := range kvs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(withRV(kv))
+	}
+	b.WriteString("]}")
+	writeRaw(w, http.StatusOK, b.Bytes())
+}

@@ -1,0 +1,132 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/kubekata/kubekata/harness/api"
+)
+
+// Every error answer is a Status object with upstream's code, reason and
+// message, because clients (kubectl, client-go, our own client) branch on
+// the reason, and people read the message.
+
+func status(code int32, reason api.StatusReason, msg string, details *api.StatusDetails) *api.Status {
+	return &api.Status{
+		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   api.StatusFailure,
+		Message:  msg,
+		Reason:   reason,
+		Details:  details,
+		Code:     code,
+	}
+}
+
+// qualified names a resource the way upstream messages do: "pods",
+// "deployments.apps".
+func qualified(kind api.Kind) string {
+	if kind.Group == "" {
+		return kind.Resource
+	}
+	return kind.Resource + "." + kind.Group
+}
+
+func notFound(kind api.Kind, name string) *api.Status {
+	return status(http.StatusNotFound, api.StatusReasonNotFound,
+		fmt.Sprintf("%s %q not found", qualified(kind), name),
+		&api.StatusDetails{Name: name, Group: kind.Group, Kind: kind.Resource})
+}
+
+func notFoundPath() *api.Status {
+	return status(http.StatusNotFound, api.StatusReasonNotFound,
+		"the server could not find the requested resource", &api.StatusDetails{})
+}
+
+func alreadyExists(kind api.Kind, name string) *api.Status {
+	return status(http.StatusConflict, api.StatusReasonAlreadyExists,
+		fmt.Sprintf("%s %q already exists", qualified(kind), name),
+		&api.StatusDetails{Name: name, Group: kind.Group, Kind: kind.Resource})
+}
+
+const conflictWhy = "the object has been modified; please apply your changes to the latest version and try again"
+
+func conflict(kind api.Kind, name, why string) *api.Status {
+	return status(http.StatusConflict, api.StatusReasonConflict,
+		fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", qualified(kind), name, why),
+		&api.StatusDetails{Name: name, Group: kind.Group, Kind: kind.Resource})
+}
+
+func badRequest(msg string) *api.Status {
+	return status(http.StatusBadRequest, api.StatusReasonBadRequest, msg, nil)
+}
+
+func methodNotAllowed() *api.Status {
+	return status(http.StatusMethodNotAllowed, api.StatusReasonMethodNotAllowed,
+		"the server does not allow this method on the requested resource", nil)
+}
+
+func tooLarge() *api.Status {
+	return status(http.StatusRequestEntityTooLarge, api.StatusReasonRequestEntityTooLarge,
+		fmt.Sprintf("Request entity too large: limit is %d", maxBodyBytes), nil)
+}
+
+func unsupportedMediaType(ct string) *api.Status {
+	return status(http.StatusUnsupportedMediaType, api.StatusReasonUnsupportedMediaType,
+		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/merge-patch+json, application/strategic-merge-patch+json (got %q)", ct), nil)
+}
+
+func expired(msg string) *api.Status {
+	return status(http.StatusGone, api.StatusReasonExpired, msg, nil)
+}
+
+func internalError(v any) *api.Status {
+	return status(http.StatusInternalServerError, api.StatusReasonInternalError,
+		fmt.Sprintf("Internal error occurred: %v", v), nil)
+}
+
+// fieldError is one invalid field, as upstream's field.Error.
+type fieldError struct {
+	typ    api.CauseType
+	field  string
+	detail string // the message after the field path
+}
+
+// invalid is the 422 for an object that failed validation: `Pod "x" is
+// invalid: metadata.name: Invalid value: ...`, one cause per field.
+func invalid(kind api.Kind, name string, errs []fieldError) *api.Status {
+	causes := make([]api.StatusCause, len(errs))
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		causes[i] = api.StatusCause{Type: e.typ, Message: e.detail, Field: e.field}
+		msgs[i] = e.field + ": " + e.detail
+	}
+	all := msgs[0]
+	if len(msgs) > 1 {
+		all = "[" + strings.Join(msgs, ", ") + "]"
+	}
+	return status(http.StatusUnprocessableEntity, api.StatusReasonInvalid,
+		fmt.Sprintf("%s %q is invalid: %s", kind.Kind, name, all),
+		&api.StatusDetails{Name: name, Group: kind.Group, Kind: kind.Kind, Causes: causes})
+}
+
+func writeStatus(w http.ResponseWriter, st *api.Status) {
+	writeJSON(w, int(st.Code), st)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		code = http.StatusInternalServerError
+		data, _ = json.Marshal(internalError(err))
+	}
+	writeRaw(w, code, data)
+}
+
+func writeRaw(w http.ResponseWriter, code int, data []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(data)
+	_, _ = w.Write([]byte("\n"))
+}
