@@ -1,11 +1,108 @@
 package cli
 
-import "errors"
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	kubekata "github.com/kubekata/kubekata"
+	"github.com/kubekata/kubekata/harness/course"
+	"github.com/kubekata/kubekata/harness/grade"
+)
 
 func init() {
 	register("grade", &command{
-		summary: "not built yet",
-		usage:   "grade",
-		run:     func(env *Env, args []string) error { return errors.New("kata grade: not built yet") },
+		summary: "grade exercises with the kata's pristine tests, for a teacher or CI",
+		usage: "grade [--format table|json|junit|classroom] [-o FILE] [--solutions] [--timeout 10m] [EXERCISE[/STEP]...]\n\n" +
+			"Runs the conformance suites of the named exercises (all by default) with the\n" +
+			"tests and harness this kata binary carries, whatever the copy's own test and\n" +
+			"harness files say, and reports every step with its points. Changed protected\n" +
+			"files are listed and ignored. Exits 0 when every graded step passed, 1 if not.\n\n" +
+			"Formats: table (default), json (Exercism results.json v3), junit (JUnit XML),\n" +
+			"classroom (the base64 result of GitHub Classroom's autograding-command-grader).",
+		run: runGrade,
 	})
+}
+
+func runGrade(env *Env, args []string) error {
+	fs := flags(env, "grade")
+	format := fs.String("format", "table", "report format: "+strings.Join(grade.Formats, ", "))
+	output := fs.String("o", "", "write the report to `FILE` instead of standard output")
+	solutions := fs.Bool("solutions", false, "grade solutions/ instead of exercises/ (maintainers)")
+	timeout := fs.Duration("timeout", grade.DefaultTimeout, "bound on the whole grade run")
+	pkgTimeout := fs.Duration("package-timeout", grade.DefaultPackageTimeout, "go test -timeout for each exercise's test binary")
+	names, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if !validFormat(*format) {
+		return fmt.Errorf("grade: unknown format %q; the formats are: %s", *format, strings.Join(grade.Formats, ", "))
+	}
+	root, err := findRoot(env.Dir)
+	if err != nil {
+		return err
+	}
+	c, err := course.Load()
+	if err != nil {
+		return fmt.Errorf("the course manifest is broken: %w", err)
+	}
+	sel, err := grade.Select(c, names)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "grade: "))
+	}
+	rep, err := grade.Run(env.Ctx, grade.Options{
+		Root:           root,
+		Pristine:       kubekata.Files,
+		Course:         c,
+		Select:         sel,
+		Solutions:      *solutions,
+		Timeout:        *timeout,
+		PackageTimeout: *pkgTimeout,
+	})
+	if err != nil {
+		if env.Ctx.Err() != nil {
+			return errors.New("interrupted")
+		}
+		return errors.New(strings.TrimPrefix(err.Error(), "grade: "))
+	}
+
+	var buf bytes.Buffer
+	if err := grade.Write(&buf, rep, *format); err != nil {
+		return err
+	}
+	if *output != "" {
+		if err := os.WriteFile(*output, buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+	} else if _, err := env.Stdout.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	if *format != "table" || *output != "" {
+		// The machine formats carry the list too; say it where a person
+		// reading the log sees it.
+		if len(rep.Tampered) > 0 {
+			fmt.Fprintf(env.Stderr, "kata grade: %d protected files differ from the kata's copy and were ignored:\n", len(rep.Tampered))
+			for _, t := range rep.Tampered {
+				fmt.Fprintf(env.Stderr, "  %s\n", t)
+			}
+		}
+		fmt.Fprintf(env.Stderr, "kata grade: %d/%d points, %d of %d steps passed in %s\n",
+			rep.Points(), rep.MaxPoints(), rep.Passed(), len(rep.Steps()), rep.Elapsed.Round(time.Millisecond))
+	}
+	if rep.Status() != grade.Pass {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+func validFormat(f string) bool {
+	for _, g := range grade.Formats {
+		if f == g {
+			return true
+		}
+	}
+	return false
 }

@@ -14,7 +14,12 @@ const modulePath = "github.com/kubekata/kubekata"
 // findRoot walks up from dir to the kata's module root: the directory whose
 // go.mod declares modulePath.
 func findRoot(dir string) (string, error) {
-	d := dir
+	// Clean first: $PWD (which os.Getwd returns) may hold "..", and the
+	// parent of "a/b/.." is not "a".
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("kata: %w", err)
+	}
 	for {
 		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
 		if err == nil && declaresModule(string(data)) {

@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/client"
+)
+
+// TestUpReference starts the reference cluster twice on one data
+// directory: what was written before the stop is there after the restart.
+func TestUpReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the cluster")
+	}
+	wd, _ := os.Getwd()
+	root, err := findRoot(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "solutions", "03-store")); err != nil {
+		t.Skip("no solutions/03-store in this checkout")
+	}
+	data := t.TempDir()
+
+	start := func() (url string, stop func() string) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		pr, pw := io.Pipe()
+		stderr := &lockedBuffer{}
+		env := &Env{Ctx: ctx, Stdin: strings.NewReader(""), Stdout: pw, Stderr: stderr, Dir: root, Getenv: os.Getenv}
+		code := make(chan int, 1)
+		go func() {
+			code <- Run(env, []string{"up", "--reference", "--data-dir", data, "--port", "0"})
+			pw.Close()
+		}()
+		lines := make(chan string, 100)
+		go func() {
+			sc := bufio.NewScanner(pr)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+		var out []string
+		deadline := time.After(2 * time.Minute)
+		for url == "" {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					cancel()
+					t.Fatalf("kata up exited (code %d) before serving; stdout:\n%s\nstderr:\n%s", <-code, strings.Join(out, "\n"), stderr.String())
+				}
+				out = append(out, l)
+				if strings.HasPrefix(l, "export KUBECONFIG=") {
+					want := "export KUBECONFIG=" + filepath.Join(data, "kubeconfig")
+					if l != want {
+						t.Fatalf("kata up printed %q, want %q", l, want)
+					}
+				}
+				if i := strings.Index(l, "listening on "); i >= 0 {
+					url = strings.Fields(l[i+len("listening on "):])[0]
+				}
+			case <-deadline:
+				cancel()
+				t.Fatalf("kata up did not start within 2 minutes; stdout:\n%s\nstderr:\n%s", strings.Join(out, "\n"), stderr.String())
+			}
+		}
+		return url, func() string {
+			cancel()
+			for l := range lines {
+				out = append(out, l)
+			}
+			if c := <-code; c != 0 {
+				t.Fatalf("kata up exited with %d after Ctrl-C, want 0; stderr:\n%s", c, stderr.String())
+			}
+			return strings.Join(out, "\n")
+		}
+	}
+
+	url, stop := start()
+	if _, err := os.Stat(filepath.Join(data, "kubeconfig")); err != nil {
+		t.Fatalf("kata up wrote no kubeconfig: %v", err)
+	}
+	pods := client.For[*api.Pod](client.New(url, nil))
+	ctx := context.Background()
+	if _, err := pods.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx:1.27"}}}}); err != nil {
+		t.Fatalf("creating a pod through kata up's apiserver: %v", err)
+	}
+	if out := stop(); !strings.Contains(out, "stopped") {
+		t.Fatalf("kata up after Ctrl-C printed:\n%s\nwant a line saying it stopped", out)
+	}
+
+	url, stop = start()
+	defer stop()
+	got, err := client.For[*api.Pod](client.New(url, nil)).Get(ctx, "default", "web")
+	if err != nil || got.Spec.Containers[0].Image != "nginx:1.27" {
+		t.Fatalf("after a restart: Get(default/web) = %v, %v; want the pod created before the stop", got, err)
+	}
+}
+
+// lockedBuffer is a strings.Builder that the cluster's output goroutine
+// and the test can share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

@@ -1,0 +1,510 @@
+package grade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kubekata/kubekata/harness/course"
+	"github.com/kubekata/kubekata/harness/gotest"
+)
+
+// ModulePath is the kata's Go module.
+const ModulePath = "github.com/kubekata/kubekata"
+
+// Defaults for Options.
+const (
+	// DefaultTimeout bounds a whole grade run.
+	DefaultTimeout = 10 * time.Minute
+	// DefaultPackageTimeout is go test's -timeout for one exercise's test
+	// binary. Every step has its own, much shorter deadline
+	// (harness/suite); this catches a binary that hangs outside any step.
+	DefaultPackageTimeout = 3 * time.Minute
+)
+
+// Options says what to grade.
+type Options struct {
+	// Root is the module root of the copy being graded.
+	Root string
+	// Pristine holds the kata's own copies of exercises/, harness/,
+	// go.mod and go.sum, with those paths (the root package's embed).
+	Pristine fs.FS
+	// Course is the manifest the points come from.
+	Course *course.Course
+	// Select lists what to grade; empty grades every exercise.
+	Select []Selection
+	// Solutions grades solutions/ instead of exercises/ (for maintainers:
+	// the reference must earn every point).
+	Solutions bool
+	// Timeout bounds the whole run; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// PackageTimeout is go test's -timeout; 0 means DefaultPackageTimeout.
+	PackageTimeout time.Duration
+	// Stderr, if set, receives go's own stderr as it arrives.
+	Stderr io.Writer
+	// GoTest runs go test; nil means gotest.Run. Tests replace it.
+	GoTest func(ctx context.Context, opts gotest.Options) (*gotest.Report, error)
+}
+
+// Selection is one exercise to grade, whole or some of its steps.
+type Selection struct {
+	Exercise *course.Exercise
+	// Steps are step ids; empty means every step.
+	Steps []string
+}
+
+// Select parses command-line names: "01", "reconcile", "01-reconcile",
+// and "01/02", "01-reconcile/02-steady-state" for single steps. No names
+// select every exercise.
+func Select(c *course.Course, names []string) ([]Selection, error) {
+	if len(names) == 0 {
+		sel := make([]Selection, len(c.Exercises))
+		for i := range c.Exercises {
+			sel[i] = Selection{Exercise: &c.Exercises[i]}
+		}
+		return sel, nil
+	}
+	type pick struct {
+		e     *course.Exercise
+		whole bool
+		steps []string
+	}
+	var picks []*pick
+	byID := map[string]*pick{}
+	for _, name := range names {
+		exName, stepName, hasStep := strings.Cut(strings.Trim(strings.TrimPrefix(name, "exercises/"), "/"), "/")
+		e, err := c.Exercise(exName)
+		if err != nil {
+			return nil, errors.New("grade: " + strings.TrimPrefix(err.Error(), "course: "))
+		}
+		p := byID[e.ID]
+		if p == nil {
+			p = &pick{e: e}
+			byID[e.ID] = p
+			picks = append(picks, p)
+		}
+		if !hasStep || stepName == "" {
+			p.whole = true
+			continue
+		}
+		s, err := findStep(e, stepName)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(p.steps, s.ID) {
+			p.steps = append(p.steps, s.ID)
+		}
+	}
+	sort.SliceStable(picks, func(a, b int) bool { return picks[a].e.ID < picks[b].e.ID })
+	sel := make([]Selection, len(picks))
+	for i, p := range picks {
+		sel[i] = Selection{Exercise: p.e}
+		if !p.whole {
+			// In course order, whatever order they were named in.
+			for _, id := range p.e.StepIDs() {
+				if slices.Contains(p.steps, id) {
+					sel[i].Steps = append(sel[i].Steps, id)
+				}
+			}
+		}
+	}
+	return sel, nil
+}
+
+// findStep finds a step by id ("02-steady-state") or number ("02", "2").
+func findStep(e *course.Exercise, name string) (*course.Step, error) {
+	for i := range e.Steps {
+		s := &e.Steps[i]
+		if name == s.ID || name == s.ID[:2] || "0"+name == s.ID[:2] || name == s.ID[3:] {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("grade: exercise %s has no step %q; its steps are: %s", e.ID, name, strings.Join(e.StepIDs(), ", "))
+}
+
+// Status is a verdict.
+type Status string
+
+const (
+	Pass Status = "pass"
+	Fail Status = "fail"
+	// Error is a step that never ran to a verdict: the package did not
+	// build, the test binary crashed or timed out first, or the run was
+	// stopped.
+	Error Status = "error"
+)
+
+// Report is a whole grade run.
+type Report struct {
+	// Dir is what was graded: "exercises" or "solutions".
+	Dir       string
+	Exercises []*Exercise
+	// Tampered lists the protected files that differ from the kata's
+	// pristine copies; grading ignored them.
+	Tampered []Tamper
+	// Message says why the run as a whole did not finish, if it did not.
+	Message string
+	Elapsed time.Duration
+}
+
+// Exercise is one exercise's grade.
+type Exercise struct {
+	Exercise *course.Exercise
+	// Dir is the graded package directory, such as "exercises/01-reconcile".
+	Dir string
+	// BuildFailed says the package did not compile; BuildOutput has the
+	// compiler's lines.
+	BuildFailed bool
+	BuildOutput string
+	Steps       []*Step
+}
+
+// Step is one graded step.
+type Step struct {
+	Step course.Step
+	// Number is the step's position in its exercise, from 1: the number
+	// of its task in the exercise README.
+	Number  int
+	Status  Status
+	Message string
+	Output  string
+	Elapsed time.Duration
+}
+
+// Score is the points the step earned: all of its points if it passed,
+// none otherwise.
+func (s *Step) Score() int {
+	if s.Status == Pass {
+		return s.Step.Points
+	}
+	return 0
+}
+
+// Points is what the exercise earned.
+func (e *Exercise) Points() int {
+	n := 0
+	for _, s := range e.Steps {
+		n += s.Score()
+	}
+	return n
+}
+
+// MaxPoints is what the graded steps are worth.
+func (e *Exercise) MaxPoints() int {
+	n := 0
+	for _, s := range e.Steps {
+		n += s.Step.Points
+	}
+	return n
+}
+
+// Passed counts the passed steps.
+func (e *Exercise) Passed() int {
+	n := 0
+	for _, s := range e.Steps {
+		if s.Status == Pass {
+			n++
+		}
+	}
+	return n
+}
+
+// Status is pass when every step passed, error when every step errored
+// (typically: it does not compile), fail otherwise.
+func (e *Exercise) Status() Status { return overall(e.Steps) }
+
+// Elapsed sums the steps' times.
+func (e *Exercise) Elapsed() time.Duration {
+	var d time.Duration
+	for _, s := range e.Steps {
+		d += s.Elapsed
+	}
+	return d
+}
+
+// Steps lists every graded step in course order.
+func (r *Report) Steps() []*Step {
+	var all []*Step
+	for _, e := range r.Exercises {
+		all = append(all, e.Steps...)
+	}
+	return all
+}
+
+// Points is what the run earned.
+func (r *Report) Points() int {
+	n := 0
+	for _, e := range r.Exercises {
+		n += e.Points()
+	}
+	return n
+}
+
+// MaxPoints is what the graded steps are worth.
+func (r *Report) MaxPoints() int {
+	n := 0
+	for _, e := range r.Exercises {
+		n += e.MaxPoints()
+	}
+	return n
+}
+
+// Passed counts the passed steps.
+func (r *Report) Passed() int {
+	n := 0
+	for _, e := range r.Exercises {
+		n += e.Passed()
+	}
+	return n
+}
+
+// Status is the run's verdict, with Exercism's meaning: pass when every
+// step passed, error when no step ran to a verdict, fail otherwise.
+func (r *Report) Status() Status { return overall(r.Steps()) }
+
+func overall(steps []*Step) Status {
+	if len(steps) == 0 {
+		return Error
+	}
+	pass, errs := 0, 0
+	for _, s := range steps {
+		switch s.Status {
+		case Pass:
+			pass++
+		case Error:
+			errs++
+		}
+	}
+	switch {
+	case pass == len(steps):
+		return Pass
+	case errs == len(steps):
+		return Error
+	}
+	return Fail
+}
+
+// Run grades the selected exercises: it checks the protected files
+// against the pristine copies, runs go test once over every selected
+// package with an overlay that puts the pristine files back, and maps the
+// result onto the manifest's steps and points.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	if opts.Root == "" || opts.Pristine == nil || opts.Course == nil {
+		return nil, errors.New("grade: Root, Pristine and Course are required")
+	}
+	sel := opts.Select
+	if len(sel) == 0 {
+		var err error
+		if sel, err = Select(opts.Course, nil); err != nil {
+			return nil, err
+		}
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	pkgTimeout := opts.PackageTimeout
+	if pkgTimeout <= 0 {
+		pkgTimeout = DefaultPackageTimeout
+	}
+	if pkgTimeout > timeout {
+		pkgTimeout = timeout
+	}
+	run := opts.GoTest
+	if run == nil {
+		run = gotest.Run
+	}
+	dir := "exercises"
+	if opts.Solutions {
+		dir = "solutions"
+	}
+	root, err := filepath.Abs(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("grade: %w", err)
+	}
+	opts.Root = root
+	start := time.Now()
+	rep := &Report{Dir: dir}
+
+	exs := make([]*course.Exercise, len(sel))
+	for i, s := range sel {
+		exs[i] = s.Exercise
+	}
+	prot, err := scan(opts.Root, opts.Pristine, exs, dir)
+	if err != nil {
+		return nil, err
+	}
+	rep.Tampered = prot.tampered
+
+	tmp, err := os.MkdirTemp("", "kata-grade-")
+	if err != nil {
+		return nil, fmt.Errorf("grade: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	overlay, err := prot.writeOverlay(tmp)
+	if err != nil {
+		return nil, err
+	}
+
+	// Only existing package directories are tested; a missing one is
+	// graded as errors with a message that says so.
+	var pkgs, tests, steps []string
+	for _, s := range sel {
+		pkgDir := dir + "/" + s.Exercise.ID
+		if !isDir(filepath.Join(opts.Root, pkgDir)) {
+			continue
+		}
+		pkgs = append(pkgs, "./"+pkgDir)
+		tests = append(tests, regexp.QuoteMeta(s.Exercise.Test))
+		for _, id := range s.Steps {
+			steps = append(steps, regexp.QuoteMeta(id))
+		}
+	}
+	runPattern := ""
+	if len(tests) > 0 {
+		runPattern = "^(" + strings.Join(tests, "|") + ")$"
+		if onlySteps(sel) {
+			runPattern += "/^(" + strings.Join(steps, "|") + ")$"
+		}
+	}
+
+	gr := &gotest.Report{Packages: map[string]*gotest.Package{}}
+	if len(pkgs) > 0 {
+		rctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		gr, err = run(rctx, gotest.Options{
+			Dir:      opts.Root,
+			Packages: pkgs,
+			Run:      runPattern,
+			Timeout:  pkgTimeout,
+			Overlay:  overlay,
+			Stderr:   opts.Stderr,
+			Env: []string{
+				// The module's own go.mod decides, never a workspace or
+				// a vendor directory the learner added.
+				"GOWORK=off",
+				"GOFLAGS=" + goflags(os.Getenv("GOFLAGS")),
+				// go resolves the overlay's paths against its working
+				// directory, which it takes from PWD when PWD names it.
+				"PWD=" + root,
+			},
+		})
+		switch {
+		case errors.Is(err, gotest.ErrNoGo):
+			return nil, errors.New(strings.TrimPrefix(err.Error(), "gotest: "))
+		case rctx.Err() != nil && ctx.Err() == nil:
+			rep.Message = fmt.Sprintf("the grade run did not finish within %v; the steps that had not finished earn nothing", timeout)
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("grade: %w", ctx.Err())
+		case err != nil && gr == nil:
+			return nil, err
+		case err != nil && len(gr.Packages) == 0:
+			rep.Message = strings.TrimPrefix(err.Error(), "gotest: ")
+		}
+		if gr == nil {
+			gr = &gotest.Report{Packages: map[string]*gotest.Package{}}
+		}
+	}
+
+	// A learner's test binary runs with the learner's rights: if it
+	// rewrote a protected file while grading, later packages may have
+	// compiled it. Nothing from such a run counts.
+	after, err := scan(opts.Root, opts.Pristine, exs, dir)
+	if err != nil {
+		return nil, err
+	}
+	changedDuring := diffTampers(prot.tampered, after.tampered)
+
+	for _, s := range sel {
+		rep.Exercises = append(rep.Exercises, exerciseResult(gr, s, dir, opts.Root))
+	}
+	if len(changedDuring) > 0 {
+		for _, t := range changedDuring {
+			rep.Tampered = append(rep.Tampered, Tamper{Path: t.Path, Change: t.Change + " while grading"})
+		}
+		for _, e := range rep.Exercises {
+			for _, st := range e.Steps {
+				st.Status = Error
+				st.Message = "protected files changed while the tests ran; nothing from this run counts"
+			}
+		}
+		rep.Message = "protected files changed while the tests ran (" + tamperPaths(changedDuring) + "); nothing from this run counts"
+	}
+	rep.Elapsed = time.Since(start)
+	return rep, nil
+}
+
+// goflags keeps the caller's GOFLAGS (such as -trimpath) but makes the
+// module mode readonly: go.mod and go.sum are the kata's (the overlay puts
+// them back), and a vendor directory the learner added is not used.
+func goflags(env string) string {
+	var keep []string
+	for _, f := range strings.Fields(env) {
+		if !strings.HasPrefix(f, "-mod=") && !strings.HasPrefix(f, "--mod=") {
+			keep = append(keep, f)
+		}
+	}
+	return strings.Join(append(keep, "-mod=readonly"), " ")
+}
+
+// onlySteps says whether every selection names single steps, so that -run
+// can go down to the steps.
+func onlySteps(sel []Selection) bool {
+	for _, s := range sel {
+		if s.Steps == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func exerciseResult(gr *gotest.Report, s Selection, dir, root string) *Exercise {
+	e := s.Exercise
+	pkgDir := dir + "/" + e.ID
+	ip := ModulePath + "/" + pkgDir
+	res := gr.Exercise(e, ip)
+	out := &Exercise{Exercise: e, Dir: pkgDir, BuildFailed: res.BuildFailed, BuildOutput: res.BuildOutput}
+	want := map[string]bool{}
+	for _, id := range s.Steps {
+		want[id] = true
+	}
+	missing := !isDir(filepath.Join(root, pkgDir))
+	for i, sr := range res.Steps {
+		if s.Steps != nil && !want[sr.Step.ID] {
+			continue
+		}
+		st := &Step{Step: sr.Step, Number: i + 1, Status: Status(sr.Status), Message: sr.Message, Output: sr.Output}
+		switch {
+		case missing:
+			st.Status = Error
+			st.Message = pkgDir + " is missing"
+		case sr.Status == gotest.Skip:
+			// A skipped step earns nothing: only a pass scores.
+			st.Status = Fail
+			if st.Message == "" {
+				st.Message = "skipped"
+			}
+		}
+		if p := gr.Packages[ip]; p != nil {
+			if t := p.Tests[e.TestPath(sr.Step)]; t != nil {
+				st.Elapsed = time.Duration(t.Elapsed * float64(time.Second))
+			}
+		}
+		out.Steps = append(out.Steps, st)
+	}
+	return out
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
