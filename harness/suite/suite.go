@@ -208,6 +208,9 @@ func runStep(tt *testing.T, s Step) {
 		defer close(done)
 		defer func() {
 			if r := recover(); r != nil {
+				// A helper, so that the report points at the panic
+				// rather than at this line.
+				t.T.Helper()
 				t.Error(describePanic(r, debug.Stack()))
 			}
 		}()

@@ -1,8 +1,10 @@
 package suite
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -55,13 +57,23 @@ func TestRunIsolatesSteps(t *testing.T) {
 		"step 02-hangs did not finish within 50ms",
 		"--- PASS: TestStepsFixture/03-passes",
 		"--- FAIL: TestStepsFixture/04-fatal",
-		`suite_test.go:37: Get("x") = 1, want 2`, // the step's line, not the helper's
+		`Get("x") = 1, want 2`,
 		"--- SKIP: TestStepsFixture/05-skips",
 		"--- FAIL: TestStepsFixture/06-context",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("fixture output lacks %q:\n%s", want, got)
 		}
+	}
+	// A helper's failure is reported at the step's line, where check is
+	// called, not inside check.
+	src, _ := os.ReadFile("suite_test.go")
+	callLine := 1 + strings.Count(string(src[:strings.Index(string(src), "check(t, 1)")]), "\n")
+	if want := fmt.Sprintf("suite_test.go:%d: Get(", callLine); !strings.Contains(got, want) {
+		t.Errorf("fixture output lacks %q (the helper's caller):\n%s", want, got)
+	}
+	if !regexp.MustCompile(`suite_test.go:\d+: panic: not implemented: Plan`).MatchString(got) {
+		t.Errorf("a panic is reported at the runner's line, want the panicking line:\n%s", got)
 	}
 	if strings.Contains(got, "reported after the deadline") || strings.Contains(got, "panic: Fail in goroutine") {
 		t.Errorf("an abandoned step's late report reached the test:\n%s", got)
