@@ -332,6 +332,13 @@ func (w *watchStream) next(what string) watchEvent {
 		return ev
 	case err := <-w.errc:
 		w.errc <- err
+		// The reader sends every event before the error that ends the
+		// stream, so events still buffered come first.
+		select {
+		case ev := <-w.events:
+			return ev
+		default:
+		}
 		if errors.Is(err, io.EOF) {
 			w.e.t.Fatalf("%s: the stream ended, want %s", w.call, what)
 		}

@@ -1,0 +1,121 @@
+package apiserver
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/client"
+	"github.com/kubekata/kubekata/harness/storage"
+)
+
+// A list is a Range over the kind's prefix, filtered by the selectors and
+// cut into pages that are one snapshot.
+
+// selectors are a list's or a watch's label and field selectors.
+type selectors struct {
+	labels client.Selector
+	fields client.Selector
+}
+
+// empty says the selectors select everything.
+func (sel selectors) empty() bool { return sel.labels.Empty() && sel.fields.Empty() }
+
+// fieldSelectable lists, per resource, the fields a field selector may
+// use besides metadata.name and metadata.namespace (upstream's field label
+// conversion functions).
+var fieldSelectable = map[string][]string{
+	"pods": {"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+		"spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"},
+	"nodes":      {"spec.unschedulable"},
+	"namespaces": {"status.phase"},
+	"secrets":    {"type"},
+	"events": {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+		"involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath",
+		"reason", "reportingComponent", "source", "type"},
+	"replicasets": {"status.replicas"},
+	"jobs":        {"status.successful"},
+}
+
+// parseSelectors reads a list's or a watch's selectors from the query.
+// client.ParseSelector and client.ParseFieldSelector do the parsing.
+func parseSelectors(kind api.Kind, r *http.Request) (selectors, *api.Status) {
+	// TODO: parse the labelSelector and fieldSelector query parameters; a selector that does not parse, or a field this kind cannot be selected by, is a 400.
+	panic("not implemented: parseSelectors")
+}
+
+// contains says whether list holds s.
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// matches decodes a stored value just enough to test the selectors.
+func (sel selectors) matches(value []byte) bool {
+	// TODO: report whether the stored object value matches both the label and the field selectors.
+	panic("not implemented: matches")
+}
+
+// fieldValue walks a dotted path; a missing field is "" (so that
+// spec.nodeName= selects unscheduled pods, as upstream).
+func fieldValue(doc map[string]any, path string) string {
+	var cur any = doc
+	for _, p := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return ""
+		}
+		cur = m[p]
+	}
+	switch v := cur.(type) {
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case nil:
+		if strings.HasSuffix(path, "unschedulable") || strings.HasSuffix(path, "hostNetwork") {
+			return "false"
+		}
+	}
+	return ""
+}
+
+// continueToken is upstream's: the revision the first page was read at and
+// the key to start after, base64-encoded JSON. Every page is read at that
+// one revision, so a paged list is a consistent snapshot.
+type continueToken struct {
+	APIVersion      string `json:"v"`
+	ResourceVersion int64  `json:"rv"`
+	StartKey        string `json:"start"`
+}
+
+// encodeContinue makes the token of the page after start, read at rev.
+func encodeContinue(rev int64, start string) string {
+	// TODO: encode rev and start as an opaque continue token.
+	panic("not implemented: encodeContinue")
+}
+
+// decodeContinue reads a token of a list under prefix.
+func decodeContinue(s, prefix string) (continueToken, error) {
+	// TODO: decode a continue token made by encodeContinue; one that does not decode, or belongs to another list, is an error.
+	panic("not implemented: decodeContinue")
+}
+
+// listItems reads the selected objects, one page if limit > 0.
+func (s *server) listItems(r *http.Request, req request, sel selectors) (kvs []storage.KeyValue, rev int64, cont string, st *api.Status) {
+	// TODO: read the objects under the kind's prefix that match sel, one page of at most limit items with a continue token when there are more, all at one revision.
+	panic("not implemented: listItems")
+}
+
+// list serves GET on a collection without watch.
+func (s *server) list(w http.ResponseWriter, r *http.Request, req request) {
+	// TODO: answer a list: {kind: <Kind>List, apiVersion, metadata: {resourceVersion, continue}, items}, or a Table when the client asks for one.
+	panic("not implemented: list")
+}

@@ -1,0 +1,135 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/kubekata/kubekata/harness/api"
+)
+
+// Every error answer is a Status object with upstream's code, reason and
+// message, because clients (kubectl, client-go, our own client) branch on
+// the reason, and people read the message.
+
+// status builds a failure Status; the helpers below fill in upstream's
+// code, reason and message for each kind of error.
+func status(code int32, reason api.StatusReason, msg string, details *api.StatusDetails) *api.Status {
+	return &api.Status{
+		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   api.StatusFailure,
+		Message:  msg,
+		Reason:   reason,
+		Details:  details,
+		Code:     code,
+	}
+}
+
+// qualified names a resource the way upstream messages do: "pods",
+// "deployments.apps".
+func qualified(kind api.Kind) string {
+	// TODO: return the resource name as upstream messages spell it: the resource alone for the core group, resource.group for the others.
+	panic("not implemented: qualified")
+}
+
+// notFound is the 404 for a missing object: pods "web" not found.
+func notFound(kind api.Kind, name string) *api.Status {
+	// TODO: return a 404 NotFound Status whose message says which resource and name are missing, with the name and resource in its details.
+	panic("not implemented: notFound")
+}
+
+// notFoundPath is the 404 for a path that names no resource at all.
+func notFoundPath() *api.Status {
+	// TODO: return the 404 NotFound Status for a path that names no resource this server knows.
+	panic("not implemented: notFoundPath")
+}
+
+// alreadyExists is the 409 for a create whose name is taken.
+func alreadyExists(kind api.Kind, name string) *api.Status {
+	// TODO: return a 409 AlreadyExists Status whose message says which resource and name already exist, with the name and resource in its details.
+	panic("not implemented: alreadyExists")
+}
+
+// conflictWhy is the reason upstream gives for a stale resourceVersion.
+const conflictWhy = "the object has been modified; please apply your changes to the latest version and try again"
+
+// conflict is the 409 for a write that cannot be done as asked: a stale
+// resourceVersion, a failed precondition.
+func conflict(kind api.Kind, name, why string) *api.Status {
+	// TODO: return a 409 Conflict Status whose message reads Operation cannot be fulfilled on <resource> "<name>": <why>.
+	panic("not implemented: conflict")
+}
+
+// badRequest is the 400 for a request the client got wrong.
+func badRequest(msg string) *api.Status {
+	// TODO: return a 400 BadRequest Status carrying msg.
+	panic("not implemented: badRequest")
+}
+
+// methodNotAllowed is the 405 for a verb the path does not serve.
+func methodNotAllowed() *api.Status {
+	// TODO: return a 405 MethodNotAllowed Status.
+	panic("not implemented: methodNotAllowed")
+}
+
+// tooLarge is the 413 for a body over maxBodyBytes.
+func tooLarge() *api.Status {
+	// TODO: return a 413 RequestEntityTooLarge Status that names the limit, maxBodyBytes.
+	panic("not implemented: tooLarge")
+}
+
+// unsupportedMediaType is the 415 that makes client-go fall back from
+// protobuf to JSON.
+func unsupportedMediaType(ct string) *api.Status {
+	return status(http.StatusUnsupportedMediaType, api.StatusReasonUnsupportedMediaType,
+		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/merge-patch+json, application/strategic-merge-patch+json (got %q)", ct), nil)
+}
+
+// expired is the 410 for history the store has compacted away.
+func expired(msg string) *api.Status {
+	// TODO: return a 410 Expired Status carrying msg.
+	panic("not implemented: expired")
+}
+
+// internalError is the 500 for a bug of the server's, never the client's.
+func internalError(v any) *api.Status {
+	return status(http.StatusInternalServerError, api.StatusReasonInternalError,
+		fmt.Sprintf("Internal error occurred: %v", v), nil)
+}
+
+// fieldError is one invalid field, as upstream's field.Error.
+type fieldError struct {
+	typ    api.CauseType
+	field  string
+	detail string // the message after the field path
+}
+
+// invalid is the 422 for an object that failed validation: `Pod "x" is
+// invalid: metadata.name: Invalid value: ...`, one cause per field.
+func invalid(kind api.Kind, name string, errs []fieldError) *api.Status {
+	// TODO: return the 422 Invalid Status for errs: one details.causes entry per field, and a message that names the kind, the name and every bad field.
+	panic("not implemented: invalid")
+}
+
+// writeStatus answers with st, its code as the HTTP status.
+func writeStatus(w http.ResponseWriter, st *api.Status) {
+	writeJSON(w, int(st.Code), st)
+}
+
+// writeJSON answers with v encoded as JSON.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		code = http.StatusInternalServerError
+		data, _ = json.Marshal(internalError(err))
+	}
+	writeRaw(w, code, data)
+}
+
+// writeRaw answers with data, which is already JSON (stored bytes, say).
+func writeRaw(w http.ResponseWriter, code int, data []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(data)
+	_, _ = w.Write([]byte("\n"))
+}
