@@ -45,7 +45,7 @@ func runClassroom(env *Env, args []string) error {
 func classroomInit(env *Env, args []string) error {
 	fs := flags(env, "classroom init")
 	version := fs.String("version", "", "kata `version` the workflow installs: a tag such as v0.3.0 or a commit (default: this kata's version)")
-	module := fs.String("module", grade.ModulePath, "the kata's `module` path (a fork's, if you grade with your fork)")
+	module := fs.String("module", course.ModulePath, "the kata's `module` path (a fork's, if you grade with your fork)")
 	force := fs.Bool("force", false, "overwrite an existing workflow")
 	names, err := parseArgs(fs, args)
 	if err != nil {
@@ -115,7 +115,7 @@ func classroomInit(env *Env, args []string) error {
 // from a checkout.
 func ownVersion() string {
 	bi, ok := debug.ReadBuildInfo()
-	if !ok || bi.Main.Path != modulePath {
+	if !ok || bi.Main.Path != course.ModulePath {
 		return ""
 	}
 	if v := bi.Main.Version; v != "" && v != "(devel)" && !strings.HasSuffix(v, "+dirty") {

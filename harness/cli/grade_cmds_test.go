@@ -378,7 +378,7 @@ func cmdWorkflowCheck(ts *testscript.TestScript, neg bool, args []string) {
 	for _, j := range wf.Jobs {
 		for _, s := range j.Steps {
 			switch {
-			case strings.Contains(s.Run, "go install "+grade.ModulePath+"/cmd/kata@"+args[1]):
+			case strings.Contains(s.Run, "go install "+course.ModulePath+"/cmd/kata@"+args[1]):
 				installed = true
 			case strings.HasPrefix(s.Uses, "classroom-resources/autograding-command-grader@"):
 				pts, ok := want[s.ID]

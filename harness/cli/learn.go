@@ -89,7 +89,7 @@ func (l *learner) run(exs []*course.Exercise) ([]*gotest.ExerciseResult, error) 
 			// Only the graded tests: fuzz seeds and helpers do not count.
 			Run:     "^(" + strings.Join(tests, "|") + ")$",
 			Timeout: testTimeout,
-			Env:     l.vetOff(),
+			Vet:     l.vet(),
 		})
 		switch {
 		case l.env.Ctx.Err() != nil:
@@ -153,17 +153,16 @@ func (l *learner) runCached(exs []*course.Exercise) ([]*gotest.ExerciseResult, e
 	return res, nil
 }
 
-// vetOff turns off go test's vet pass, unless the learner's GOFLAGS say
-// otherwise: on three failing stub packages it took a run from 3.2s to
-// 1.7s, and a vet complaint would hide the steps' verdicts behind a
-// "does not build". Setting GOFLAGS replaces the value from `go env -w`,
-// so that value is carried over.
-func (l *learner) vetOff() []string {
+// vet is go test's -vet setting for the learner's runs: off, unless the
+// learner's GOFLAGS choose one. On three failing stub packages vet took a
+// run from 3.2s to 1.7s, and a vet complaint would hide the steps'
+// verdicts behind a "does not build".
+func (l *learner) vet() string {
 	env, err := l.goEnv()
-	if err != nil || strings.Contains(env["GOFLAGS"], "-vet") {
-		return nil
+	if err == nil && strings.Contains(env["GOFLAGS"], "-vet") {
+		return ""
 	}
-	return []string{"GOFLAGS=" + strings.TrimSpace(env["GOFLAGS"]+" -vet=off")}
+	return "off"
 }
 
 // progress is the whole course's state, derived from one test run.
@@ -334,7 +333,7 @@ func compilerLines(e *course.Exercise, out string) string {
 // trimModulePrefix turns "github.com/kubekata/kubekata/exercises/..." (as
 // -trimpath builds print it) into the path relative to the root.
 func trimModulePrefix(line string) string {
-	return strings.Replace(line, modulePath+"/", "", 1)
+	return strings.Replace(line, course.ModulePath+"/", "", 1)
 }
 
 // stepInstructions is the "## N. Title" section of the exercise README for

@@ -6,13 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kubekata/kubekata/harness/course"
 )
 
-// modulePath is the kata's Go module.
-const modulePath = "github.com/kubekata/kubekata"
-
 // findRoot walks up from dir to the kata's module root: the directory whose
-// go.mod declares modulePath.
+// go.mod declares course.ModulePath.
 func findRoot(dir string) (string, error) {
 	// Clean first: $PWD (which os.Getwd returns) may hold "..", and the
 	// parent of "a/b/.." is not "a".
@@ -27,7 +26,7 @@ func findRoot(dir string) (string, error) {
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return "", errors.New("kata: not inside a kubekata checkout (no go.mod for " + modulePath + " here or above); cd into the kata and try again")
+			return "", errors.New("kata: not inside a kubekata checkout (no go.mod for " + course.ModulePath + " here or above); cd into the kata and try again")
 		}
 		d = parent
 	}
@@ -36,7 +35,7 @@ func findRoot(dir string) (string, error) {
 func declaresModule(gomod string) bool {
 	for _, line := range strings.Split(gomod, "\n") {
 		f := strings.Fields(line)
-		if len(f) >= 2 && f[0] == "module" && strings.Trim(f[1], `"`) == modulePath {
+		if len(f) >= 2 && f[0] == "module" && strings.Trim(f[1], `"`) == course.ModulePath {
 			return true
 		}
 	}
@@ -45,5 +44,5 @@ func declaresModule(gomod string) bool {
 
 // importPath is the Go import path of a directory relative to the root.
 func importPath(rel string) string {
-	return fmt.Sprintf("%s/%s", modulePath, filepath.ToSlash(rel))
+	return fmt.Sprintf("%s/%s", course.ModulePath, filepath.ToSlash(rel))
 }

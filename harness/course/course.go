@@ -31,6 +31,10 @@ import (
 //go:embed course.yaml
 var manifest []byte
 
+// ModulePath is the kata's Go module; exercises and solutions are its
+// packages ModulePath/exercises/<id> and ModulePath/solutions/<id>.
+const ModulePath = "github.com/kubekata/kubekata"
+
 // Course is the whole kata.
 type Course struct {
 	Exercises []Exercise `json:"exercises"`

@@ -53,6 +53,9 @@ type Options struct {
 	// Timeout is go test's -timeout for each test binary; 0 keeps go's
 	// default.
 	Timeout time.Duration
+	// Vet is go test's -vet setting ("off", or a list of checks); empty
+	// keeps go's default.
+	Vet string
 	// Overlay is the path of a -overlay JSON file.
 	Overlay string
 	// Env is added to the environment.
@@ -123,6 +126,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if opts.Timeout > 0 {
 		args = append(args, "-timeout="+opts.Timeout.String())
+	}
+	if opts.Vet != "" {
+		args = append(args, "-vet="+opts.Vet)
 	}
 	if opts.Overlay != "" {
 		args = append(args, "-overlay="+opts.Overlay)

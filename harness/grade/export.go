@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kubekata/kubekata/harness/course"
 )
 
 // ExportOptions says what to copy where.
@@ -188,7 +190,7 @@ func importsSolutions(name string, src []byte) bool {
 	}
 	for _, imp := range f.Imports {
 		p, _ := strconv.Unquote(imp.Path.Value)
-		if strings.HasPrefix(p, ModulePath+"/solutions/") || p == ModulePath+"/solutions" {
+		if strings.HasPrefix(p, course.ModulePath+"/solutions/") || p == course.ModulePath+"/solutions" {
 			return true
 		}
 	}

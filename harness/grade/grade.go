@@ -18,9 +18,6 @@ import (
 	"github.com/kubekata/kubekata/harness/gotest"
 )
 
-// ModulePath is the kata's Go module.
-const ModulePath = "github.com/kubekata/kubekata"
-
 // Defaults for Options.
 const (
 	// DefaultTimeout bounds a whole grade run.
@@ -470,7 +467,7 @@ func onlySteps(sel []Selection) bool {
 func exerciseResult(gr *gotest.Report, s Selection, dir, root string) *Exercise {
 	e := s.Exercise
 	pkgDir := dir + "/" + e.ID
-	ip := ModulePath + "/" + pkgDir
+	ip := course.ModulePath + "/" + pkgDir
 	res := gr.Exercise(e, ip)
 	out := &Exercise{Exercise: e, Dir: pkgDir, BuildFailed: res.BuildFailed, BuildOutput: res.BuildOutput}
 	want := map[string]bool{}

@@ -516,7 +516,7 @@ func TestRunCrashCostsOnlyUnfinishedSteps(t *testing.T) {
 		if _, ok := ctx.Deadline(); !ok {
 			t.Error("go test runs without a deadline")
 		}
-		ip := ModulePath + "/exercises/01-alpha"
+		ip := course.ModulePath + "/exercises/01-alpha"
 		return &gotest.Report{Packages: map[string]*gotest.Package{
 			ip: {ImportPath: ip, Action: "fail", Output: "panic: boom [recovered]\n", Tests: map[string]*gotest.Test{
 				"TestAlpha":        {Name: "TestAlpha", Action: ""},
@@ -563,7 +563,7 @@ func TestRunVoidsChangesDuringTheRun(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(root, "harness", "betatest", "betatest.go"), []byte("package betatest // rewritten\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ip := ModulePath + "/exercises/02-beta"
+		ip := course.ModulePath + "/exercises/02-beta"
 		return &gotest.Report{Packages: map[string]*gotest.Package{ip: {ImportPath: ip, Action: "pass", Tests: map[string]*gotest.Test{
 			"TestBeta/01-uno": {Action: "pass"}, "TestBeta/02-dos": {Action: "pass"},
 		}}}}, nil
@@ -734,7 +734,7 @@ func TestRunWholeRunDeadline(t *testing.T) {
 	root := writeTree(t, pristineFS(), nil)
 	fake := func(ctx context.Context, opts gotest.Options) (*gotest.Report, error) {
 		<-ctx.Done()
-		ip := ModulePath + "/exercises/01-alpha"
+		ip := course.ModulePath + "/exercises/01-alpha"
 		return &gotest.Report{Packages: map[string]*gotest.Package{ip: {ImportPath: ip, Tests: map[string]*gotest.Test{
 			"TestAlpha/01-one": {Action: "pass"}, "TestAlpha/02-two": {},
 		}}}}, fmt.Errorf("gotest: go test stopped: %w", ctx.Err())

@@ -227,7 +227,7 @@ func harnessClosure(pristine fs.FS, exs []*course.Exercise) (graded, pkgDirs map
 		}
 		for _, imp := range f.Imports {
 			ip, _ := strconv.Unquote(imp.Path.Value)
-			if dir, ok := strings.CutPrefix(ip, ModulePath+"/"); ok && strings.HasPrefix(dir, "harness/") && !graded[dir] {
+			if dir, ok := strings.CutPrefix(ip, course.ModulePath+"/"); ok && strings.HasPrefix(dir, "harness/") && !graded[dir] {
 				graded[dir] = true
 				queue = append(queue, dir)
 			}

@@ -21,7 +21,7 @@ type WorkflowOptions struct {
 	// a module version ("v0.3.0") or a commit ("3f2a9c1"), never the
 	// student's own copy of cmd/kata.
 	Version string
-	// Module is the kata's module path; empty means ModulePath. A teacher
+	// Module is the kata's module path; empty means course.ModulePath. A teacher
 	// who forked the kata sets their fork's.
 	Module string
 	// GoVersion is the Go version setup-go installs, such as "1.26.x".
@@ -86,7 +86,7 @@ func Workflow(opts WorkflowOptions) ([]byte, error) {
 	}
 	module := opts.Module
 	if module == "" {
-		module = ModulePath
+		module = course.ModulePath
 	}
 	goVersion := opts.GoVersion
 	if goVersion == "" {

@@ -42,9 +42,6 @@ import (
 	"github.com/kubekata/kubekata/harness/gotest"
 )
 
-// ModulePath is the kata's Go module.
-const ModulePath = "github.com/kubekata/kubekata"
-
 // Options configures a check.
 type Options struct {
 	// Root is the module root.
@@ -406,7 +403,7 @@ func exerciseImports(dir string, e *course.Exercise) error {
 		for name, f := range p.Files {
 			for _, imp := range f.Imports {
 				path, _ := strconv.Unquote(imp.Path.Value)
-				if strings.HasPrefix(path, ModulePath+"/solutions/") || strings.HasPrefix(path, ModulePath+"/exercises/") {
+				if strings.HasPrefix(path, course.ModulePath+"/solutions/") || strings.HasPrefix(path, course.ModulePath+"/exercises/") {
 					bad = append(bad, fmt.Sprintf("%s imports %s", filepath.Base(name), path))
 				}
 			}
@@ -429,7 +426,7 @@ func (c *checker) kataImports(ctx context.Context) {
 	}
 	var bad []string
 	for _, p := range strings.Fields(out) {
-		if strings.HasPrefix(p, ModulePath+"/exercises/") || strings.HasPrefix(p, ModulePath+"/solutions/") {
+		if strings.HasPrefix(p, course.ModulePath+"/exercises/") || strings.HasPrefix(p, course.ModulePath+"/solutions/") {
 			bad = append(bad, p)
 		}
 	}
@@ -504,7 +501,7 @@ func (c *checker) solutions(ctx context.Context, crs *course.Course) error {
 	}
 	var targets []string
 	for _, p := range strings.Fields(pkgs) {
-		if !strings.HasPrefix(p, ModulePath+"/exercises/") {
+		if !strings.HasPrefix(p, course.ModulePath+"/exercises/") {
 			targets = append(targets, p)
 		}
 	}
@@ -515,7 +512,7 @@ func (c *checker) solutions(ctx context.Context, crs *course.Course) error {
 	graded := map[string]bool{}
 	for i := range crs.Exercises {
 		e := &crs.Exercises[i]
-		path := ModulePath + "/" + e.SolutionDir()
+		path := course.ModulePath + "/" + e.SolutionDir()
 		graded[path] = true
 		res := rep.Exercise(e, path)
 		if res.BuildFailed {
@@ -540,7 +537,7 @@ func (c *checker) solutions(ctx context.Context, crs *course.Course) error {
 		if p.Action == "skip" {
 			continue // no test files
 		}
-		c.check(strings.TrimPrefix(path, ModulePath+"/"), packageFailures(p, nil))
+		c.check(strings.TrimPrefix(path, course.ModulePath+"/"), packageFailures(p, nil))
 	}
 	return nil
 }
@@ -628,7 +625,7 @@ func (c *checker) exercises(ctx context.Context, crs *course.Course) error {
 	}
 	for i := range crs.Exercises {
 		e := &crs.Exercises[i]
-		path := ModulePath + "/" + e.ExerciseDir()
+		path := course.ModulePath + "/" + e.ExerciseDir()
 		res := rep.Exercise(e, path)
 		if res.BuildFailed {
 			c.check(e.ExerciseDir()+" builds", fmt.Errorf("%s", strings.TrimSpace(res.BuildOutput)))
