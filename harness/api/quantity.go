@@ -50,8 +50,8 @@ var (
 	ErrNumeric     = errors.New("unable to parse numeric part of quantity")
 	ErrSuffix      = errors.New("unable to parse quantity's suffix")
 	// ErrTooLarge is not upstream's: it bounds decimal values to
-	// [10^-100, 10^100) so that "1e999999999" cannot allocate a gigantic
-	// integer.
+	// [10^-100, 10^100), and binary ones to 100 integer digits, so that
+	// "1e999999999" cannot allocate a gigantic integer.
 	ErrTooLarge = errors.New("quantity exponent is out of range")
 )
 
@@ -178,6 +178,15 @@ func ParseQuantity(str string) (Quantity, error) {
 	if !ok {
 		return Quantity{}, ErrSuffix
 	}
+	// Bound the magnitude before reading the digits: integer digits plus
+	// exponent for decimal values (the canonical form keeps them, so that
+	// it always parses back), integer digits alone for binary ones.
+	intDigits := len(strings.TrimLeft(num, "0"))
+	if base == 10 && (int(exponent)+intDigits > maxExponent || exponent < -maxExponent) ||
+		base == 2 && intDigits > maxExponent {
+		return Quantity{}, ErrTooLarge
+	}
+	denom = stickyFraction(denom)
 	digits, ok := new(big.Int).SetString(num+denom, 10)
 	if !ok {
 		return Quantity{}, ErrNumeric
@@ -185,11 +194,6 @@ func ParseQuantity(str string) (Quantity, error) {
 	// value = digits * 10^-len(denom) * base^exponent, in nanos.
 	pow10 := int(-Nano) - len(denom)
 	if base == 10 {
-		// Bound the magnitude (integer digits plus exponent), which the
-		// canonical form keeps, so that it always parses back.
-		if int(exponent)+len(strings.TrimLeft(num, "0")) > maxExponent || exponent < -maxExponent {
-			return Quantity{}, ErrTooLarge
-		}
 		pow10 += int(exponent)
 	} else {
 		digits.Lsh(digits, uint(exponent))
@@ -206,6 +210,32 @@ func ParseQuantity(str string) (Quantity, error) {
 	q := Quantity{Format: format}
 	q.set(n)
 	return q, nil
+}
+
+// maxFractionDigits is how many fraction digits ParseQuantity reads
+// exactly. Upstream (k8s.io/apimachinery/pkg/api/resource/quantity.go,
+// ParseQuantity) reads every digit into an inf.Dec, whose big.Int scan is
+// quadratic: 3,000,000 digits cost seconds of CPU. It sets no bound and
+// returns no error for them, and neither does the kata: it reads the first
+// maxFractionDigits digits and folds the rest into one digit that says
+// whether any of them is non-zero. The value is then rounded up to the
+// next nano unit exactly as if every digit had been read: a fraction digit
+// at position p weighs 10^-p * 10^exponent (at most 10^100) or
+// 10^-p * 2^exponent (at most 2^60) units, so past position
+// 9 + maxExponent = 109 the digits can only decide whether there is a
+// remainder to round up, never by how much.
+const maxFractionDigits = 128
+
+// stickyFraction keeps the first maxFractionDigits fraction digits and
+// replaces the rest by "1" when any of them is not zero.
+func stickyFraction(denom string) string {
+	if len(denom) <= maxFractionDigits {
+		return denom
+	}
+	if strings.Trim(denom[maxFractionDigits:], "0") == "" {
+		return denom[:maxFractionDigits]
+	}
+	return denom[:maxFractionDigits] + "1"
 }
 
 // scaleUp returns v * 10^p, rounding up (away from zero) when p < 0.
