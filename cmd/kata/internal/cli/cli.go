@@ -3,7 +3,7 @@
 // classroom) and the cluster (up). cmd/kata only calls Main.
 //
 // The kata never imports exercises/ or solutions/: whatever runs learner
-// code does it through the go tool in another process (harness/gotest), so
+// code does it through the go tool in another process (cmd/kata/internal/gotest), so
 // that a half-written exercise cannot stop kata from building.
 package cli
 

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	kubekata "github.com/kubekata/kubekata"
+	"github.com/kubekata/kubekata/cmd/kata/internal/grade"
 	"github.com/kubekata/kubekata/harness/course"
-	"github.com/kubekata/kubekata/harness/grade"
 )
 
 func init() {

@@ -12,8 +12,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubekata/kubekata/cmd/kata/internal/grade"
 	"github.com/kubekata/kubekata/harness/course"
-	"github.com/kubekata/kubekata/harness/grade"
 )
 
 // The grade and classroom scenarios' commands. They parse a report or a

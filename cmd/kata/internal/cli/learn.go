@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubekata/kubekata/cmd/kata/internal/gotest"
 	"github.com/kubekata/kubekata/harness/course"
-	"github.com/kubekata/kubekata/harness/gotest"
 )
 
 // This file holds what the learner commands (next, list, test, hint,

@@ -13,8 +13,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubekata/kubekata/cmd/kata/internal/gotest"
 	"github.com/kubekata/kubekata/harness/course"
-	"github.com/kubekata/kubekata/harness/gotest"
 )
 
 // The results cache lets kata next and kata list skip the exercises whose

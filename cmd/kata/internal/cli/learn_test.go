@@ -12,8 +12,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/kubekata/kubekata/cmd/kata/internal/gotest"
 	"github.com/kubekata/kubekata/harness/course"
-	"github.com/kubekata/kubekata/harness/gotest"
 )
 
 // tinyCourse is a two-exercise course for the unit tests.

@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"github.com/kubekata/kubekata/harness/verify"
+	"github.com/kubekata/kubekata/cmd/kata/internal/verify"
 )
 
 func init() {

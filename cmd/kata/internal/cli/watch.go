@@ -4,8 +4,8 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/kubekata/kubekata/cmd/kata/internal/gotest"
 	"github.com/kubekata/kubekata/harness/course"
-	"github.com/kubekata/kubekata/harness/gotest"
 )
 
 func init() {

@@ -2,7 +2,7 @@
 // kata's own pristine tests and harness, turns the steps into points from
 // the course manifest, and writes the result in the formats graders read.
 // It also writes the GitHub Classroom workflow and the student copy.
-// `kata grade` and `kata classroom` (harness/cli) are thin shells over it.
+// `kata grade` and `kata classroom` (cmd/kata/internal/cli) are thin shells over it.
 //
 // # Points
 //
@@ -56,8 +56,10 @@
 // kata shipped it. The changed files are listed in every format, those
 // that could reach a graded test binary: go.mod, go.sum, the exercises'
 // test files, and the files of the harness packages those tests import,
-// directly or not (read from the pristine copies; an edit to the kata's
-// own command in harness/cli is put back too, but not reported).
+// directly or not (read from the pristine copies; an edit to another
+// harness package is put back too, but not reported). The kata's own
+// command, cmd/kata, is not protected: grading runs the kata binary, never
+// the copy's.
 //
 // After the run the protected files are compared again; if the tests
 // themselves changed one (a learner's package can write files while its

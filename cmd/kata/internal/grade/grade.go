@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubekata/kubekata/cmd/kata/internal/gotest"
 	"github.com/kubekata/kubekata/harness/course"
-	"github.com/kubekata/kubekata/harness/gotest"
 )
 
 // Defaults for Options.

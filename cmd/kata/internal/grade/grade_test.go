@@ -17,8 +17,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubekata/kubekata/cmd/kata/internal/gotest"
 	"github.com/kubekata/kubekata/harness/course"
-	"github.com/kubekata/kubekata/harness/gotest"
 )
 
 const manifest = `
@@ -385,7 +385,7 @@ func pristineFS() fstest.MapFS {
 		"exercises/02-beta/beta_test.go":      {Data: []byte("package beta // pristine\n\nimport _ \"github.com/kubekata/kubekata/harness/betatest\"\n")},
 		"harness/betatest/betatest.go":        {Data: []byte("package betatest\n\nimport _ \"github.com/kubekata/kubekata/harness/course\"\n")},
 		"harness/course/course.go":            {Data: []byte("package course\n")},
-		"harness/cli/cli.go":                  {Data: []byte("package cli\n")},
+		"harness/other/other.go":              {Data: []byte("package other\n")},
 		"exercises/02-beta/testdata/seed.txt": {Data: []byte("x")},
 	}
 }
@@ -424,7 +424,7 @@ func TestScanFindsTampering(t *testing.T) {
 		"harness/suite/cheat.go":           []byte("package suite\n"),
 		"harness/suite/suite_test.go":      nil,                       // harness tests do not count
 		"harness/suite/more_test.go":       []byte("package suite\n"), // nor do added ones
-		"harness/cli/cli.go":               []byte("package cli // not in 01's tests\n"),
+		"harness/other/other.go":           []byte("package other // not in 01's tests\n"),
 		"harness/course/course.yaml":       []byte("exercises: []\n"), // 02's, not 01's
 		"harness/course/.course.yaml.swp":  []byte("editor junk"),     // go ignores it
 		"exercises/01-alpha/alpha_test.go": nil,
@@ -466,7 +466,7 @@ func TestScanFindsTampering(t *testing.T) {
 	abs := func(rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
 	for rel, want := range map[string]string{
 		"exercises/01-alpha/alpha_test.go": alphaTest,
-		"harness/cli/cli.go":               "package cli\n",
+		"harness/other/other.go":           "package other\n",
 		"harness/suite/suite.go":           "package suite\n",
 		"harness/course/course.yaml":       manifest, // put back, though not reported
 		"go.mod":                           "module github.com/kubekata/kubekata\n\ngo 1.26\n",
@@ -673,23 +673,23 @@ func TestWorkflow(t *testing.T) {
 
 func TestExportLeavesSolutionsOut(t *testing.T) {
 	root := writeTree(t, pristineFS(), map[string][]byte{
-		"README.md":                      []byte("# kata\n"),
-		"cmd/kata/main.go":               []byte("package main\n\nfunc main() {}\n"),
-		"solutions/01-alpha/alpha.go":    []byte("package alpha\n\n// Plan returns the plan.\nfunc Plan(n int) int {\n\tcurrentReplicaCount := n * 2\n\tdesiredReplicaCount := currentReplicaCount + 1\n\treturn desiredReplicaCount - currentReplicaCount\n}\n"),
-		"exercises/01-alpha/alpha.go":    []byte("package alpha // the teacher solved it here\n"),
-		".git/config":                    []byte("[core]\n"),
-		".kata/progress":                 []byte("{}"),
-		"harness/verify/verify_test.go":  []byte("package verify\n\nimport _ \"github.com/kubekata/kubekata/solutions/01-alpha\"\n"),
-		"internal/tool/main_test.go.txt": []byte("nothing"),
+		"README.md":                           []byte("# kata\n"),
+		"cmd/kata/main.go":                    []byte("package main\n\nfunc main() {}\n"),
+		"solutions/01-alpha/alpha.go":         []byte("package alpha\n\n// Plan returns the plan.\nfunc Plan(n int) int {\n\tcurrentReplicaCount := n * 2\n\tdesiredReplicaCount := currentReplicaCount + 1\n\treturn desiredReplicaCount - currentReplicaCount\n}\n"),
+		"exercises/01-alpha/alpha.go":         []byte("package alpha // the teacher solved it here\n"),
+		".git/config":                         []byte("[core]\n"),
+		".kata/progress":                      []byte("{}"),
+		"harness/alphatest/alphatest_test.go": []byte("package alphatest\n\nimport _ \"github.com/kubekata/kubekata/solutions/01-alpha\"\n"),
+		"internal/tool/main_test.go.txt":      []byte("nothing"),
 	})
 	pristine := pristineFS()
-	pristine["harness/verify/verify_test.go"] = &fstest.MapFile{Data: []byte("package verify\n\nimport _ \"github.com/kubekata/kubekata/solutions/01-alpha\"\n")}
+	pristine["harness/alphatest/alphatest_test.go"] = &fstest.MapFile{Data: []byte("package alphatest\n\nimport _ \"github.com/kubekata/kubekata/solutions/01-alpha\"\n")}
 	dest := filepath.Join(t.TempDir(), "student")
 	res, err := Export(ExportOptions{Root: root, Pristine: pristine, Dir: dest})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, gone := range []string{"solutions", ".git", ".kata", "harness/verify/verify_test.go"} {
+	for _, gone := range []string{"solutions", ".git", ".kata", "harness/alphatest/alphatest_test.go"} {
 		if _, err := os.Stat(filepath.Join(dest, gone)); !os.IsNotExist(err) {
 			t.Errorf("the copy has %s", gone)
 		}
@@ -703,7 +703,7 @@ func TestExportLeavesSolutionsOut(t *testing.T) {
 			t.Errorf("copy's %s = %q (%v), want %q", rel, b, err, want)
 		}
 	}
-	if len(res.Dropped) != 1 || !strings.Contains(res.Dropped[0], "verify_test.go") {
+	if len(res.Dropped) != 1 || !strings.Contains(res.Dropped[0], "alphatest_test.go") {
 		t.Errorf("dropped = %v, want the harness test that imports solutions", res.Dropped)
 	}
 

@@ -152,9 +152,9 @@ func scan(root string, pristine fs.FS, exs []*course.Exercise, dir string) (*pro
 	}
 
 	// Every protected file is put back or removed, but only the changes
-	// that could reach a graded test binary are reported: a change to
-	// the kata's own command (harness/cli) cannot, and listing it would
-	// only alarm a teacher.
+	// that could reach a graded test binary are reported: a change to a
+	// harness package the graded tests do not import cannot, and listing
+	// it would only alarm a teacher.
 	report := func(rel, change string) {
 		if matters(rel) {
 			p.tampered = append(p.tampered, Tamper{Path: rel, Change: change})

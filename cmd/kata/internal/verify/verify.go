@@ -38,8 +38,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubekata/kubekata/cmd/kata/internal/gotest"
 	"github.com/kubekata/kubekata/harness/course"
-	"github.com/kubekata/kubekata/harness/gotest"
 )
 
 // Options configures a check.
