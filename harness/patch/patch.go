@@ -1,0 +1,285 @@
+package patch
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Type is a patch's media type, as sent in the request's Content-Type.
+type Type string
+
+// The patch types an apiserver serves (server-side apply is not).
+const (
+	JSON      Type = "application/json-patch+json"
+	Merge     Type = "application/merge-patch+json"
+	Strategic Type = "application/strategic-merge-patch+json"
+)
+
+// Types are the patch media types, in the order upstream lists them in a
+// 415 (k8s.io/apiserver/pkg/endpoints/installer.go, supportedTypes without
+// apply).
+var Types = []Type{JSON, Merge, Strategic}
+
+// TypeOf returns the patch type of a media type (without parameters).
+func TypeOf(mediaType string) (Type, bool) {
+	for _, t := range Types {
+		if string(t) == mediaType {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+// MaxJSONPatchOperations is upstream's bound on the operations of one JSON
+// patch (k8s.io/apiserver/pkg/endpoints/handlers/patch.go).
+const MaxJSONPatchOperations = 10000
+
+// MaxCopyBytes bounds how much the copy operations of one JSON patch may
+// add, as upstream's JSONPatchMaxCopyBytes (3 MiB,
+// k8s.io/apiserver/pkg/server/config.go) sets json-patch's
+// AccumulatedCopySizeLimit.
+const MaxCopyBytes = 3 * 1024 * 1024
+
+// Error is a patch that cannot be applied: Code is the HTTP status an
+// apiserver answers with, Message says why.
+type Error struct {
+	Code    int
+	Message string
+}
+
+func (e *Error) Error() string { return "patch: " + e.Message }
+
+func badRequest(format string, args ...any) *Error {
+	return &Error{Code: http.StatusBadRequest, Message: fmt.Sprintf(format, args...)}
+}
+
+func unprocessable(err error) *Error {
+	return &Error{Code: http.StatusUnprocessableEntity, Message: err.Error()}
+}
+
+// Apply applies patch p of type t to the JSON document doc and returns the
+// patched document. Neither input is changed.
+func Apply(t Type, doc, p []byte) ([]byte, error) {
+	var d any
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return nil, badRequest("decoding the object: %v", err)
+	}
+	var out any
+	switch t {
+	case JSON:
+		var ops []map[string]any
+		if err := json.Unmarshal(p, &ops); err != nil {
+			return nil, badRequest("error decoding patch: %v", err)
+		}
+		if len(ops) > MaxJSONPatchOperations {
+			return nil, &Error{Code: http.StatusRequestEntityTooLarge,
+				Message: fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", MaxJSONPatchOperations, len(ops))}
+		}
+		var err error
+		if out, err = applyJSON(d, ops); err != nil {
+			return nil, unprocessable(err)
+		}
+	case Merge, Strategic:
+		var pm any
+		if err := json.Unmarshal(p, &pm); err != nil {
+			return nil, badRequest("error decoding patch: %v", err)
+		}
+		if _, ok := pm.(map[string]any); !ok {
+			return nil, badRequest("error decoding patch: the patch is not a JSON object")
+		}
+		if t == Merge {
+			out = mergePatch(d, pm)
+		} else {
+			out = strategicMerge(d, pm)
+		}
+	default:
+		return nil, &Error{Code: http.StatusUnsupportedMediaType, Message: fmt.Sprintf("unknown patch type %q", string(t))}
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return nil, unprocessable(err)
+	}
+	return data, nil
+}
+
+// ---------------------------------------------------------------- merge
+
+// mergePatch is RFC 7386: maps merge, null deletes, the rest replaces.
+func mergePatch(doc, patch any) any {
+	pm, ok := patch.(map[string]any)
+	if !ok {
+		return patch
+	}
+	dm, ok := doc.(map[string]any)
+	if !ok {
+		dm = map[string]any{}
+	}
+	for k, v := range pm {
+		if v == nil {
+			delete(dm, k)
+			continue
+		}
+		dm[k] = mergePatch(dm[k], v)
+	}
+	return dm
+}
+
+// ---------------------------------------------------------------- strategic
+
+// mergeKeys are the strategic merge keys of the kata's list fields, from
+// the patchMergeKey struct tags of k8s.io/api (core/v1/types.go and
+// meta/v1/types.go). A field with two keys takes the first one the
+// patch's elements carry (containerPort in a container's ports, port in a
+// Service's).
+var mergeKeys = map[string][]string{
+	"containers":                {"name"},
+	"initContainers":            {"name"},
+	"env":                       {"name"},
+	"volumes":                   {"name"},
+	"volumeMounts":              {"mountPath"},
+	"ports":                     {"containerPort", "port"},
+	"conditions":                {"type"},
+	"imagePullSecrets":          {"name"},
+	"ownerReferences":           {"uid"},
+	"tolerations":               {"key"},
+	"hostAliases":               {"ip"},
+	"readinessGates":            {"conditionType"},
+	"topologySpreadConstraints": {"topologyKey"},
+}
+
+func strategicMerge(doc, patch any) any {
+	pm, ok := patch.(map[string]any)
+	if !ok {
+		return patch
+	}
+	if pm["$patch"] == "replace" {
+		delete(pm, "$patch")
+		return stripMap(pm)
+	}
+	if pm["$patch"] == "delete" {
+		return nil
+	}
+	dm, ok := doc.(map[string]any)
+	if !ok {
+		dm = map[string]any{}
+	}
+	for k, v := range pm {
+		switch {
+		case k == "$patch" || k == "$retainKeys" || strings.HasPrefix(k, "$setElementOrder/"):
+			continue
+		case strings.HasPrefix(k, "$deleteFromPrimitiveList/"):
+			name := strings.TrimPrefix(k, "$deleteFromPrimitiveList/")
+			del, _ := v.([]any)
+			cur, _ := dm[name].([]any)
+			keep := []any{}
+			for _, x := range cur {
+				if !containsJSON(del, x) {
+					keep = append(keep, x)
+				}
+			}
+			dm[name] = keep
+			continue
+		case v == nil:
+			delete(dm, k)
+			continue
+		}
+		if pl, ok := v.([]any); ok {
+			if cur, ok := dm[k].([]any); ok {
+				if mk := mergeKeyOf(k, pl); mk != "" {
+					dm[k] = mergeList(cur, pl, mk)
+					continue
+				}
+			}
+			dm[k] = stripList(pl)
+			continue
+		}
+		if r := strategicMerge(dm[k], v); r != nil {
+			dm[k] = r
+		} else {
+			delete(dm, k)
+		}
+	}
+	return dm
+}
+
+// mergeKeyOf picks the merge key of a list field: the first listed key
+// that the patch's elements carry.
+func mergeKeyOf(field string, patch []any) string {
+	for _, mk := range mergeKeys[field] {
+		for _, e := range patch {
+			if m, ok := e.(map[string]any); ok {
+				if _, ok := m[mk]; ok {
+					return mk
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func mergeList(cur, patch []any, mk string) []any {
+	out := append([]any(nil), cur...)
+	for _, pe := range patch {
+		pm, ok := pe.(map[string]any)
+		if !ok {
+			continue
+		}
+		idx := -1
+		for i, ce := range out {
+			if cm, ok := ce.(map[string]any); ok && equalJSON(cm[mk], pm[mk]) {
+				idx = i
+				break
+			}
+		}
+		if pm["$patch"] == "delete" {
+			if idx >= 0 {
+				out = append(out[:idx], out[idx+1:]...)
+			}
+			continue
+		}
+		if idx >= 0 {
+			out[idx] = strategicMerge(out[idx], pm)
+		} else {
+			out = append(out, stripMap(pm))
+		}
+	}
+	return out
+}
+
+// stripList and stripMap drop the directives from a value that replaces
+// what was there.
+func stripList(l []any) []any {
+	out := make([]any, 0, len(l))
+	for _, e := range l {
+		if m, ok := e.(map[string]any); ok {
+			if m["$patch"] == "delete" {
+				continue
+			}
+			e = stripMap(m)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func stripMap(m map[string]any) map[string]any {
+	return strategicMerge(map[string]any{}, m).(map[string]any)
+}
+
+// equalJSON compares decoded JSON values (== would panic on maps).
+func equalJSON(a, b any) bool {
+	x, errX := json.Marshal(a)
+	y, errY := json.Marshal(b)
+	return errX == nil && errY == nil && string(x) == string(y)
+}
+
+func containsJSON(list []any, x any) bool {
+	for _, e := range list {
+		if equalJSON(e, x) {
+			return true
+		}
+	}
+	return false
+}
