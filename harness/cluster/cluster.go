@@ -1,0 +1,127 @@
+// Package cluster runs the parts of a cluster in one process: the store,
+// its periodic compaction, and the apiserver's HTTP server, the way
+// kube-apiserver serves and compacts. `kata up` builds a small program
+// that opens the learner's (or the reference's) store, makes their
+// apiserver, and hands both to Serve.
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/kubekata/kubekata/harness/storage"
+)
+
+// The HTTP server's limits, kube-apiserver's
+// (staging/src/k8s.io/apiserver/pkg/server/secure_serving.go). There is
+// no ReadTimeout and no WriteTimeout: a watch is one request that lasts
+// as long as the client wants, and either would cut it.
+const (
+	// MaxHeaderBytes bounds a request's headers.
+	MaxHeaderBytes = 1 << 20
+	// ReadHeaderTimeout cuts off a client that has not sent its whole
+	// header by then, however slowly it trickles ("just shy of
+	// requestTimeoutUpperBound" upstream).
+	ReadHeaderTimeout = 32 * time.Second
+	// IdleTimeout closes a kept-alive connection that sends no new
+	// request ("matches http.DefaultTransport keep-alive timeout").
+	IdleTimeout = 90 * time.Second
+	// ShutdownTimeout is how long Serve lets requests in flight finish
+	// once it is told to stop.
+	ShutdownTimeout = 5 * time.Second
+)
+
+// NewServer is the apiserver's HTTP server for handler, with the limits
+// above.
+func NewServer(handler http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           handler,
+		MaxHeaderBytes:    MaxHeaderBytes,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		IdleTimeout:       IdleTimeout,
+	}
+}
+
+// Config is what Serve runs.
+type Config struct {
+	// Store is the cluster's store; Serve compacts it but does not close
+	// it.
+	Store storage.Store
+	// Handler is the apiserver.
+	Handler http.Handler
+	// Listener is where the apiserver listens.
+	Listener net.Listener
+	// CompactionInterval is the Compactor's Interval: 0 disables it.
+	CompactionInterval time.Duration
+	// After is the compactor's clock (storage.Compactor.After); tests
+	// inject one.
+	After func(d time.Duration) <-chan time.Time
+	// Server, when set, is used instead of NewServer(Handler) (tests
+	// shorten its timeouts); its BaseContext is replaced.
+	Server *http.Server
+	// Log receives what goes wrong while serving; io.Discard when nil.
+	Log io.Writer
+}
+
+// Serve serves the apiserver and compacts the store until ctx is done,
+// then stops: it stops accepting, ends the long-running requests (their
+// context is cancelled, so watches end), lets the others finish for up to
+// ShutdownTimeout, and stops the compactor. It returns nil after a stop
+// asked for through ctx, or the error that stopped serving.
+func Serve(ctx context.Context, cfg Config) error {
+	if cfg.Store == nil || cfg.Handler == nil && cfg.Server == nil || cfg.Listener == nil {
+		return errors.New("cluster: Serve needs a Store, a Handler and a Listener")
+	}
+	log := cfg.Log
+	if log == nil {
+		log = io.Discard
+	}
+	srv := cfg.Server
+	if srv == nil {
+		h := cfg.Handler
+		// The Host and Content-Type checks (issue 8 §3) wrap h here.
+		srv = NewServer(h)
+	}
+	base, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv.BaseContext = func(net.Listener) context.Context { return base }
+
+	cctx, stopCompactor := context.WithCancel(ctx)
+	compactorDone := make(chan struct{})
+	go func() {
+		defer close(compactorDone)
+		c := &storage.Compactor{
+			Store:    cfg.Store,
+			Interval: cfg.CompactionInterval,
+			After:    cfg.After,
+			Report: func(_ int64, err error) {
+				if err != nil {
+					fmt.Fprintf(log, "kata up: compacting the store: %v\n", err)
+				}
+			},
+		}
+		_ = c.Run(cctx)
+	}()
+	defer func() { stopCompactor(); <-compactorDone }()
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(cfg.Listener) }()
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+		err = fmt.Errorf("cluster: serving: %w", err)
+	}
+	cancel() // ends the watches
+	sctx, scancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer scancel()
+	if serr := srv.Shutdown(sctx); serr != nil {
+		srv.Close()
+	}
+	return err
+}
