@@ -9,9 +9,12 @@
 package apiservertest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -425,6 +428,10 @@ func listSelectors(e *env) {
 	mk("default", "c", "db", "prod", "node-1")
 	mk("default", "d", "db", "test", "")
 	mk("other", "e", "web", "prod", "node-1")
+	// A namespace whose name starts with another's: its pods are not in
+	// the other's list. Upstream's etcd3 store ends every list prefix
+	// with "/" (k8s.io/apiserver/pkg/storage/etcd3/store.go, GetList).
+	mk("default2", "f", "web", "prod", "node-1")
 
 	l, r := e.listPods(podsPath)
 	if l.Kind != "PodList" || l.APIVersion != "v1" {
@@ -451,8 +458,12 @@ func listSelectors(e *env) {
 		}
 	}
 	l, r = e.listPods("/api/v1/pods?labelSelector=app%3Dweb")
-	if got := names(l); got != "[a b e]" {
-		t.Fatalf("%s (all namespaces): items %s, want [a b e]", r.call, got)
+	if got := names(l); got != "[a b f e]" {
+		t.Fatalf("%s (all namespaces): items %s, want [a b f e] (in key order: namespaces default, default2, other)", r.call, got)
+	}
+	l, r = e.listPods("/api/v1/namespaces/default2/pods")
+	if got := names(l); got != "[f]" {
+		t.Fatalf("%s: items %s, want [f]", r.call, got)
 	}
 	r = e.request(http.MethodGet, podsPath+"?fieldSelector=spec.nope%3Dx", nil)
 	e.expectStatus(r, http.StatusBadRequest, api.StatusReasonBadRequest, "")
@@ -474,14 +485,14 @@ func listPaging(e *env) {
 	// all pages are one snapshot, read at the first page's revision.
 	e.createPod(newPod("p0", nil))
 	e.createPod(newPod("p9", nil))
-	l, r = e.listPods(podsPath + "?limit=2&continue=" + l.Metadata.Continue)
+	l, r = e.listPods(podsPath + "?" + query("limit", "2", "continue", l.Metadata.Continue))
 	if names(l) != "[p3 p4]" || l.Metadata.Continue == "" {
 		t.Fatalf("%s: items %s, continue %q, want [p3 p4] and a continue token", r.call, names(l), l.Metadata.Continue)
 	}
 	if l.Metadata.ResourceVersion != first {
 		t.Fatalf("%s: resourceVersion = %s, want %s (every page is read at the first page's revision)", r.call, l.Metadata.ResourceVersion, first)
 	}
-	l, r = e.listPods(podsPath + "?limit=2&continue=" + l.Metadata.Continue)
+	l, r = e.listPods(podsPath + "?" + query("limit", "2", "continue", l.Metadata.Continue))
 	if names(l) != "[p5]" || l.Metadata.Continue != "" {
 		t.Fatalf("%s: items %s, continue %q, want [p5] and no continue token (the last page; p0 and p9 came after the snapshot)", r.call, names(l), l.Metadata.Continue)
 	}
@@ -491,6 +502,124 @@ func listPaging(e *env) {
 	}
 	r = e.request(http.MethodGet, podsPath+"?limit=2&continue=not-a-token", nil)
 	e.expectStatus(r, http.StatusBadRequest, api.StatusReasonBadRequest, "")
+
+	pagingWithSelector(e)
+	continueTokens(e)
+}
+
+// query builds an escaped query string from name/value pairs: a continue
+// token may hold any character.
+func query(kv ...string) string {
+	v := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.Add(kv[i], kv[i+1])
+	}
+	return v.Encode()
+}
+
+// pagingWithSelector: a page holds limit matching objects, however many
+// do not match in between; upstream's etcd3 store reads on until the page
+// is full (k8s.io/apiserver/pkg/storage/etcd3/store.go, GetList: "We got
+// incomplete result due to field/label selector dropping the object").
+func pagingWithSelector(e *env) {
+	t := e.t
+	for i, n := range []string{"s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"} {
+		app := "db"
+		if i == 0 || i == 4 || i == 5 || i == 7 {
+			app = "web"
+		}
+		e.createPod(newPod(n, map[string]string{"app": app}))
+	}
+	path := podsPath + "?" + query("labelSelector", "app=web", "limit", "2")
+	l, r := e.listPods(path)
+	if names(l) != "[s1 s5]" || l.Metadata.Continue == "" {
+		t.Fatalf("%s: items %s, continue %q, want [s1 s5] (a full page of matching pods) and a continue token", r.call, names(l), l.Metadata.Continue)
+	}
+	first := l.Metadata.ResourceVersion
+	e.createPod(newPod("s7a", map[string]string{"app": "web"}))
+	l, r = e.listPods(podsPath + "?" + query("labelSelector", "app=web", "limit", "2", "continue", l.Metadata.Continue))
+	if names(l) != "[s6 s8]" || l.Metadata.Continue != "" {
+		t.Fatalf("%s: items %s, continue %q, want [s6 s8] and no continue token (s7a came after the first page)", r.call, names(l), l.Metadata.Continue)
+	}
+	if l.Metadata.ResourceVersion != first {
+		t.Fatalf("%s: resourceVersion = %s, want %s (every page is read at the first page's revision)", r.call, l.Metadata.ResourceVersion, first)
+	}
+}
+
+// upstreamToken is upstream's continue token, a public API struct
+// (k8s.io/apiserver/pkg/storage/continue.go): base64 (raw URL encoding) of
+// JSON with the version, the revision of the first page and the key to
+// start from, relative to the list's prefix.
+type upstreamToken struct {
+	APIVersion      string `json:"v"`
+	ResourceVersion int64  `json:"rv"`
+	StartKey        string `json:"start"`
+}
+
+func (tok upstreamToken) String() string {
+	data, _ := json.Marshal(tok)
+	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+func continueTokens(e *env) {
+	t := e.t
+	other := newPod("o1", nil)
+	other.Namespace = "other"
+	e.createPod(other)
+	other.Name = "o2"
+	e.createPod(other)
+
+	// A token is upstream's: it names the revision and the next key.
+	l, r := e.listPods(podsPath + "?limit=1")
+	data, err := base64.RawURLEncoding.DecodeString(l.Metadata.Continue)
+	var tok upstreamToken
+	if err == nil {
+		err = json.Unmarshal(data, &tok)
+	}
+	if err != nil || tok.APIVersion != "meta.k8s.io/v1" || strconv.FormatInt(tok.ResourceVersion, 10) != l.Metadata.ResourceVersion || tok.StartKey != "p0\x00" {
+		t.Fatalf("%s: continue %q decodes to %s (%v)\n\twant upstream's token: base64 (raw URL) of {\"v\":\"meta.k8s.io/v1\",\"rv\":%s,\"start\":\"p0\\u0000\"} (the key after the last item, relative to the list's prefix)", r.call, l.Metadata.Continue, data, err, l.Metadata.ResourceVersion)
+	}
+
+	// A token never leads out of its list: another namespace's token
+	// goes on from its key inside this namespace, and a key that climbs
+	// out of the prefix is a 400 (continue.go cleans the key with
+	// path.Clean and refuses one that changes).
+	lo, _ := e.listPods("/api/v1/namespaces/other/pods?limit=1")
+	l, r = e.listPods(podsPath + "?" + query("limit", "50", "continue", lo.Metadata.Continue))
+	for _, p := range l.Items {
+		if p.Namespace != "default" {
+			t.Fatalf("%s with a token from namespace other: items %s include %s/%s, want only pods of namespace default", r.call, names(l), p.Namespace, p.Name)
+		}
+	}
+	for _, start := range []string{"../other/o1", "p1/../../other/o1"} {
+		bad := upstreamToken{"meta.k8s.io/v1", tok.ResourceVersion, start}
+		r = e.request(http.MethodGet, podsPath+"?"+query("limit", "1", "continue", bad.String()), nil)
+		if r.code == http.StatusOK {
+			l := &podList{}
+			e.into(r, l)
+			t.Fatalf("%s (a token whose start key is %q) = 200 with items %s\n\twant 400 BadRequest: a continue key must not leave the list", r.call, start, names(l))
+		}
+		e.expectStatus(r, http.StatusBadRequest, api.StatusReasonBadRequest, "")
+	}
+
+	// A token at a revision the store has not reached is the client's
+	// wish for the future: 504 Timeout with upstream's message
+	// (etcd3/store.go listReadError, storage/errors.go
+	// NewTooLargeResourceVersionError), never a 500.
+	cur := e.revision()
+	future := upstreamToken{"meta.k8s.io/v1", cur + 100, "p1\x00"}
+	r = e.request(http.MethodGet, podsPath+"?"+query("limit", "1", "continue", future.String()), nil)
+	st := e.expectStatus(r, http.StatusGatewayTimeout, api.StatusReasonTimeout, fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", cur+100, cur))
+	checkTooLarge(e, r, st)
+}
+
+// checkTooLarge checks the cause upstream's TooLargeResourceVersion
+// error carries (k8s.io/apiserver/pkg/storage/errors.go).
+func checkTooLarge(e *env, r *response, st *api.Status) {
+	e.t.Helper()
+	if st.Details == nil || len(st.Details.Causes) != 1 || st.Details.Causes[0].Type != api.CauseTypeResourceVersionTooLarge || st.Details.Causes[0].Message != "Too large resource version" {
+		e.t.Fatalf("%s: Status details = %s, want one cause {\"reason\":\"ResourceVersionTooLarge\",\"message\":\"Too large resource version\"}", r.call, mustJSON(st.Details))
+	}
 }
 
 // ------------------------------------------------------------ 09
@@ -569,6 +698,77 @@ func watch(e *env) {
 	w.expectPod("ADDED", "db")
 	w.expectPod("ADDED", "web2")
 	w.expectPod("ADDED", "here")
+
+	watchThroughSelector(e, w3)
+	watchAllNamespaces(e)
+}
+
+// watchThroughSelector: a watch with a selector sees the objects that
+// match it, judged on both the new and the previous value
+// (k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go,
+// convertToWatchEvent): one that starts to match is ADDED, one that stops
+// matching is DELETED (with its previous content and the revision of the
+// change), and one that never matched makes no event at all.
+func watchThroughSelector(e *env, w3 *watchStream) {
+	t := e.t
+	relabel := func(name, app string) *api.Pod {
+		t.Helper()
+		p := e.getPod(name)
+		p.Labels = map[string]string{"app": app}
+		r := e.expect(http.StatusOK, http.MethodPut, podsPath+"/"+name, p)
+		var out api.Pod
+		e.into(r, &out)
+		return &out
+	}
+	// Never matching: created, changed, deleted; no event.
+	e.createPod(newPod("never", map[string]string{"app": "db"}))
+	relabel("never", "cache")
+	e.expect(http.StatusOK, http.MethodDelete, podsPath+"/never", nil)
+
+	left := relabel("web2", "db")
+	ev := w3.nextPod("DELETED web2 (it no longer matches app=web)")
+	if ev.typ != "DELETED" || ev.name != "web2" {
+		t.Fatalf("%s: after web2 was relabelled app=db, and a pod that never matched was created, changed and deleted: got %s %s\n\twant DELETED web2 (an object that leaves the selector is DELETED to this watcher; one that never matched makes no event)", w3.call, ev.typ, ev.name)
+	}
+	if ev.rv != left.ResourceVersion || ev.obj.Labels["app"] != "web" {
+		t.Fatalf("%s: DELETED web2 has resourceVersion %s and labels %v, want %s (the relabelling's) and app=web (the last content the watcher could see)", w3.call, ev.rv, ev.obj.Labels, left.ResourceVersion)
+	}
+	entered := relabel("db", "web")
+	ev = w3.nextPod("ADDED db (it now matches app=web)")
+	if ev.typ != "ADDED" || ev.name != "db" || ev.rv != entered.ResourceVersion {
+		t.Fatalf("%s: after db was relabelled app=web (resourceVersion %s): got %s %s at %s, want ADDED db at %s (an object that enters the selector is ADDED to this watcher)", w3.call, entered.ResourceVersion, ev.typ, ev.name, ev.rv, entered.ResourceVersion)
+	}
+	e.expect(http.StatusOK, http.MethodDelete, podsPath+"/web2", nil)
+	e.createPod(newPod("web3", map[string]string{"app": "web"}))
+	ev = w3.nextPod("ADDED web3")
+	if ev.typ != "ADDED" || ev.name != "web3" {
+		t.Fatalf("%s: after web2 (no longer matching) was deleted and web3 created: got %s %s, want ADDED web3 (no event for the delete of an object that had already left the selector)", w3.call, ev.typ, ev.name)
+	}
+}
+
+// watchAllNamespaces: a watch on /api/v1/pods sees every namespace; a
+// namespace's watch sees no other, not even one whose name starts with
+// its own (the list prefix ends with "/": etcd3/store.go).
+func watchAllNamespaces(e *env) {
+	t := e.t
+	from := e.revision()
+	all := e.watch(fmt.Sprintf("/api/v1/pods?watch=1&resourceVersion=%d", from))
+	def := e.watch(fmt.Sprintf("%s?watch=1&resourceVersion=%d", podsPath, from))
+	for _, ns := range []string{"default2", "other", "default"} {
+		p := newPod("x-"+ns, nil)
+		p.Namespace = ns
+		e.createPod(p)
+	}
+	for _, ns := range []string{"default2", "other", "default"} {
+		ev := all.nextPod("ADDED x-" + ns)
+		if ev.typ != "ADDED" || ev.name != "x-"+ns || ev.obj.Namespace != ns {
+			t.Fatalf("%s: got %s %s/%s, want ADDED %s/x-%s (a watch on all namespaces sees every pod, in revision order)", all.call, ev.typ, ev.obj.Namespace, ev.name, ns, ns)
+		}
+	}
+	ev := def.nextPod("ADDED x-default")
+	if ev.typ != "ADDED" || ev.name != "x-default" {
+		t.Fatalf("%s: got %s %s/%s, want ADDED default/x-default (pods of namespaces default2 and other are not in this namespace's watch)", def.call, ev.typ, ev.obj.Namespace, ev.name)
+	}
 }
 
 // ------------------------------------------------------------ 10
@@ -582,7 +782,8 @@ func watchExpired(e *env) {
 	if rev := e.revision(); rev <= old {
 		t.Fatalf("after three creates the store's revision is %d, want it above %d: every create must write to the store", rev, old)
 	}
-	if err := e.store.Compact(t.Context(), e.revision()); err != nil {
+	compacted := e.revision()
+	if err := e.store.Compact(t.Context(), compacted); err != nil {
 		t.Fatalf("store.Compact: %v", err)
 	}
 	w := e.watch(fmt.Sprintf("%s?watch=1&resourceVersion=%d", podsPath, old))
@@ -596,6 +797,12 @@ func watchExpired(e *env) {
 	}
 	if st.Code != http.StatusGone || st.Reason != api.StatusReasonExpired {
 		t.Fatalf("%s: ERROR Status code, reason = %d, %q, want 410, \"Expired\" (the client must list again)", w.call, st.Code, st.Reason)
+	}
+	// Upstream's message names the revision asked for and the oldest one
+	// a watch can still start from, the compacted revision
+	// (k8s.io/apiserver/pkg/storage/cacher/watch_cache_history.go).
+	if want := fmt.Sprintf("too old resource version: %d (%d)", old, compacted); st.Message != want {
+		t.Fatalf("%s: ERROR Status message = %q, want %q", w.call, st.Message, want)
 	}
 
 	// A watch from the current revision still works, and bookmarks come
@@ -617,6 +824,50 @@ func watchExpired(e *env) {
 	}
 	e.createPod(newPod("d", nil))
 	w2.expectPod("ADDED", "d")
+
+	periodicBookmark(e)
+	watchTooLarge(e)
+}
+
+// periodicBookmark: bookmarks come without any change too. Upstream's
+// watch cache sends one roughly every minute and, for a watch with a
+// timeout, no later than 2 seconds before its deadline
+// (k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go, nextBookmarkTime):
+// a watch with timeoutSeconds=3 gets one within about a second.
+func periodicBookmark(e *env) {
+	t := e.t
+	w := e.watch(fmt.Sprintf("%s?watch=1&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion=%d", podsPath, e.revision()))
+	bm := w.nextPod("a BOOKMARK no later than 2s before the watch's 3s timeout, with no change in between")
+	if bm.typ != "BOOKMARK" {
+		t.Fatalf("%s: got %s %s, want a BOOKMARK", w.call, bm.typ, bm.name)
+	}
+	if got, want := rv(t, w.call, bm.rv), e.revision(); got != want {
+		t.Fatalf("%s: BOOKMARK resourceVersion = %d, want %d (the revision the watch is up to date with)", w.call, got, want)
+	}
+}
+
+// watchTooLarge: a watch from a revision the store has not reached is
+// one ERROR event with upstream's 504 (cacher.go answers with
+// newErrWatcher(NewTooLargeResourceVersionError) once its wait for the
+// revision, 3s in watch_cache.go, runs out), even for the largest
+// resourceVersion there is.
+func watchTooLarge(e *env) {
+	t := e.t
+	cur := e.revision()
+	for _, asked := range []int64{cur + 1000, math.MaxInt64} {
+		w := e.watch(fmt.Sprintf("%s?watch=1&resourceVersion=%d", podsPath, asked))
+		ev := w.next("an ERROR event with a 504 Timeout Status")
+		var st api.Status
+		if err := json.Unmarshal(ev.Object, &st); ev.Type != "ERROR" || err != nil || st.Kind != "Status" {
+			t.Fatalf("%s at revision %d: got %s %s, want an ERROR event with a Status", w.call, cur, ev.Type, abbreviate(ev.Object))
+		}
+		want := fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", asked, cur)
+		if st.Code != http.StatusGatewayTimeout || st.Reason != api.StatusReasonTimeout || st.Message != want {
+			t.Fatalf("%s at revision %d: ERROR Status code, reason, message = %d, %q, %q\n\twant 504, \"Timeout\", %q", w.call, cur, st.Code, st.Reason, st.Message, want)
+		}
+		r := &response{call: w.call}
+		checkTooLarge(e, r, &st)
+	}
 }
 
 // ------------------------------------------------------------ 11

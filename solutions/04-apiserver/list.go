@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 
@@ -115,20 +116,24 @@ func fieldValue(doc map[string]any, path string) string {
 	return ""
 }
 
-// continueToken is upstream's: the revision the first page was read at and
-// the key to start after, base64-encoded JSON. Every page is read at that
-// one revision, so a paged list is a consistent snapshot.
+// continueToken is upstream's (k8s.io/apiserver/pkg/storage/continue.go):
+// the revision the first page was read at and the key to start from,
+// relative to the list's prefix, as base64-encoded JSON. Every page is read
+// at that one revision, so a paged list is a consistent snapshot.
 type continueToken struct {
 	APIVersion      string `json:"v"`
 	ResourceVersion int64  `json:"rv"`
 	StartKey        string `json:"start"`
 }
 
-func encodeContinue(rev int64, start string) string {
-	data, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: rev, StartKey: start})
+func encodeContinue(rev int64, start, prefix string) string {
+	data, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: rev, StartKey: strings.TrimPrefix(start, prefix)})
 	return base64.RawURLEncoding.EncodeToString(data)
 }
 
+// decodeContinue returns the token with its start key made absolute
+// under prefix. A key that would climb out of the prefix ("../other/x")
+// is refused, so that a token can never read outside its list.
 func decodeContinue(s, prefix string) (continueToken, error) {
 	data, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
@@ -138,9 +143,22 @@ func decodeContinue(s, prefix string) (continueToken, error) {
 	if err := json.Unmarshal(data, &t); err != nil {
 		return continueToken{}, fmt.Errorf("continue key is not valid: %v", err)
 	}
-	if t.APIVersion != "meta.k8s.io/v1" || t.ResourceVersion <= 0 || !strings.HasPrefix(t.StartKey, prefix) {
-		return continueToken{}, errors.New("continue key is not valid: it does not belong to this list")
+	switch {
+	case t.APIVersion != "meta.k8s.io/v1":
+		return continueToken{}, fmt.Errorf("continue key is not valid: server does not recognize this encoded version %q", t.APIVersion)
+	case t.ResourceVersion <= 0:
+		return continueToken{}, errors.New("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	case t.StartKey == "":
+		return continueToken{}, errors.New("continue key is not valid: encoded start key empty (version meta.k8s.io/v1)")
 	}
+	key := t.StartKey
+	if !strings.HasPrefix(key, "/") {
+		key = "/" + key
+	}
+	if path.Clean(key) != key {
+		return continueToken{}, fmt.Errorf("continue key is not valid: %s", t.StartKey)
+	}
+	t.StartKey = prefix + key[1:]
 	return t, nil
 }
 
@@ -167,8 +185,11 @@ func (s *server) listItems(r *http.Request, req request, sel selectors) (kvs []s
 	for {
 		resp, err := s.store.Range(r.Context(), storage.RangeRequest{Prefix: pre, Start: start, Revision: rev, Limit: limit})
 		if err != nil {
-			if errors.Is(err, storage.ErrCompacted) {
+			switch {
+			case errors.Is(err, storage.ErrCompacted):
 				return nil, 0, "", expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
+			case errors.Is(err, storage.ErrFutureRevision):
+				return nil, 0, "", s.tooLargeResourceVersion(r.Context(), rev)
 			}
 			return nil, 0, "", storeError(req.kind, "", err)
 		}
@@ -180,7 +201,7 @@ func (s *server) listItems(r *http.Request, req request, sel selectors) (kvs []s
 			kvs = append(kvs, kv)
 			if limit > 0 && int64(len(kvs)) == limit {
 				if i < len(resp.KVs)-1 || resp.More {
-					cont = encodeContinue(rev, kv.Key+"\x00")
+					cont = encodeContinue(rev, kv.Key+"\x00", pre)
 				}
 				return kvs, rev, cont, nil
 			}

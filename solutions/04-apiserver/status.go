@@ -1,12 +1,14 @@
 package apiserver
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/storage"
 )
 
 // Every error answer is a Status object with upstream's code, reason and
@@ -79,6 +81,25 @@ func unsupportedMediaType(ct string) *api.Status {
 
 func expired(msg string) *api.Status {
 	return status(http.StatusGone, api.StatusReasonExpired, msg, nil)
+}
+
+// tooLargeResourceVersion is upstream's answer to a read at a revision
+// the store has not reached (k8s.io/apiserver/pkg/storage/errors.go,
+// NewTooLargeResourceVersionError): a 504 Timeout, which a client retries.
+func resourceVersionTooLarge(asked, current int64) *api.Status {
+	return status(http.StatusGatewayTimeout, api.StatusReasonTimeout,
+		fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", asked, current),
+		&api.StatusDetails{Causes: []api.StatusCause{{Type: api.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}})
+}
+
+// tooLargeResourceVersion is resourceVersionTooLarge at the store's
+// current revision.
+func (s *server) tooLargeResourceVersion(ctx context.Context, asked int64) *api.Status {
+	cur, err := storage.CurrentRevision(ctx, s.store)
+	if err != nil {
+		return storeError(api.Kind{}, "", err)
+	}
+	return resourceVersionTooLarge(asked, cur)
 }
 
 func internalError(v any) *api.Status {

@@ -13,6 +13,51 @@ import (
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
+// A watch streams the store's events under the kind's prefix as JSON
+// lines. startStream and writeEvent are the wire format.
+
+// slowWatchTimeout is how long one event may take to reach a client. A
+// client that reads nothing for that long is cut off, and every byte its
+// watch held is freed: upstream's watch cache terminates a watcher whose
+// buffer stays full (k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go),
+// and the client lists and watches again.
+var slowWatchTimeout = 10 * time.Second
+
+// initialPage is how many objects a watch without a resourceVersion reads
+// at a time for its initial ADDED events, so that a watch never holds more
+// than one page of them.
+const initialPage = 256
+
+// startStream answers 200 and sends the headers at once: a watch client
+// waits for them before it reads any event.
+func startStream(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache, private")
+	w.WriteHeader(http.StatusOK)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// writeEvent writes one event, {"type":...,"object":...}, as a line of
+// its own and flushes it, so that the client sees it now rather than when
+// a buffer fills. It reports false once the client is gone, or when it
+// has not taken the event within slowWatchTimeout.
+func writeEvent(w http.ResponseWriter, typ api.WatchEventType, obj []byte) bool {
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(slowWatchTimeout))
+	line := make([]byte, 0, len(obj)+40)
+	line = append(line, `{"type":"`...)
+	line = append(line, typ...)
+	line = append(line, `","object":`...)
+	line = append(line, obj...)
+	line = append(line, "}\n"...)
+	if _, err := w.Write(line); err != nil {
+		return false
+	}
+	return rc.Flush() == nil
+}
+
 // watch streams {"type":..., "object":...} lines: the store's events
 // under the kind's prefix, after resourceVersion. Without one, the current
 // objects come first as ADDED events, so that a client needs no list.
@@ -24,11 +69,13 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req request) {
 		return
 	}
 	ctx := r.Context()
+	var deadline time.Time
 	if t := q.Get("timeoutSeconds"); t != "" {
 		if n, err := strconv.Atoi(t); err == nil && n > 0 {
 			var cancel func()
 			ctx, cancel = context.WithTimeout(ctx, time.Duration(n)*time.Second)
 			defer cancel()
+			deadline, _ = ctx.Deadline()
 		}
 	}
 	bookmarks := q.Get("allowWatchBookmarks") == "true" || q.Get("allowWatchBookmarks") == "1"
@@ -36,38 +83,31 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req request) {
 	pre := prefix(req.kind, req.namespace)
 	rvParam := q.Get("resourceVersion")
 
-	var initial []storage.KeyValue
-	var from int64
-	if rvParam == "" || rvParam == "0" || sendInitial {
-		resp, err := s.store.Range(ctx, storage.RangeRequest{Prefix: pre})
-		if err != nil {
-			writeStatus(w, storeError(req.kind, "", err))
-			return
-		}
-		for _, kv := range resp.KVs {
-			if sel.matches(kv.Value) {
-				initial = append(initial, kv)
-			}
-		}
-		from = resp.Revision + 1
-	} else {
+	cur, err := storage.CurrentRevision(ctx, s.store)
+	if err != nil {
+		writeStatus(w, storeError(req.kind, "", err))
+		return
+	}
+	initial := rvParam == "" || rvParam == "0" || sendInitial
+	from := cur + 1
+	if !initial {
 		rv, err := strconv.ParseInt(rvParam, 10, 64)
 		if err != nil || rv < 0 {
 			writeStatus(w, badRequest(fmt.Sprintf("resourceVersion: invalid value %q: it must be a non-negative integer", rvParam)))
 			return
 		}
+		if rv > cur {
+			// A revision the store has not reached (up to the largest
+			// int64, which rv+1 would overflow): upstream's watch cache
+			// waits up to 3s for it, then sends this one ERROR event.
+			startStream(w)
+			writeEvent(w, api.WatchError, mustMarshal(resourceVersionTooLarge(rv, cur)))
+			return
+		}
 		from = rv + 1
 	}
 
-	flusher, _ := w.(http.Flusher)
 	table := wantsTable(r)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-cache, private")
-	w.WriteHeader(http.StatusOK)
-	if flusher != nil {
-		// The client waits for the headers before it reads events.
-		flusher.Flush()
-	}
 	first := true
 	send := func(typ api.WatchEventType, obj []byte) bool {
 		if table && typ != api.WatchBookmark && typ != api.WatchError {
@@ -89,23 +129,7 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req request) {
 			}
 		}
 		first = false
-		line := make([]byte, 0, len(obj)+40)
-		line = append(line, `{"type":"`...)
-		line = append(line, typ...)
-		line = append(line, `","object":`...)
-		line = append(line, obj...)
-		line = append(line, "}\n"...)
-		if _, err := w.Write(line); err != nil {
-			return false
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return true
-	}
-	sendStatus := func(st *api.Status) {
-		data, _ := json.Marshal(st)
-		send(api.WatchError, data)
+		return writeEvent(w, typ, obj)
 	}
 	bookmark := func(rev int64, initialEnd bool) bool {
 		obj := req.kind.New()
@@ -115,29 +139,45 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req request) {
 		if initialEnd {
 			m.Annotations = map[string]string{"k8s.io/initial-events-end": "true"}
 		}
-		data, _ := json.Marshal(obj)
-		return send(api.WatchBookmark, data)
+		return send(api.WatchBookmark, mustMarshal(obj))
 	}
 
+	// The watch starts before the initial objects are read, at the
+	// revision they are read at, so that nothing falls in between.
 	watcher, err := s.store.Watch(ctx, pre, from)
+	startStream(w)
 	switch {
 	case errors.Is(err, storage.ErrCompacted):
 		// The events between resourceVersion and now are gone: say so
 		// with 410 Expired, and the client lists again.
-		sendStatus(expired(fmt.Sprintf("too old resource version: %d (%s)", from-1, err)))
+		send(api.WatchError, mustMarshal(expired(fmt.Sprintf("too old resource version: %d (%d)", from-1, s.compactedRevision(ctx, pre, from)))))
 		return
 	case errors.Is(err, storage.ErrFutureRevision):
-		sendStatus(status(http.StatusGatewayTimeout, api.StatusReasonTimeout,
-			fmt.Sprintf("Too large resource version: %d", from-1),
-			&api.StatusDetails{Causes: []api.StatusCause{{Type: api.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}, RetryAfterSeconds: 1}))
+		send(api.WatchError, mustMarshal(s.tooLargeResourceVersion(ctx, from-1)))
 		return
 	case err != nil:
-		sendStatus(storeError(req.kind, "", err))
+		send(api.WatchError, mustMarshal(storeError(req.kind, "", err)))
 		return
 	}
-	for _, kv := range initial {
-		if !send(api.WatchAdded, withRV(kv)) {
-			return
+	if initial {
+		// One page at a time, all at the revision the watch starts
+		// after: a watch holds one page, never the whole list.
+		start := ""
+		for {
+			resp, err := s.store.Range(ctx, storage.RangeRequest{Prefix: pre, Start: start, Revision: from - 1, Limit: initialPage})
+			if err != nil {
+				send(api.WatchError, mustMarshal(storeError(req.kind, "", err)))
+				return
+			}
+			for _, kv := range resp.KVs {
+				if sel.matches(kv.Value) && !send(api.WatchAdded, withRV(kv)) {
+					return
+				}
+			}
+			if !resp.More || len(resp.KVs) == 0 {
+				break
+			}
+			start = resp.KVs[len(resp.KVs)-1].Key + "\x00"
 		}
 	}
 	last := from - 1
@@ -146,11 +186,19 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req request) {
 			return
 		}
 	}
+	// Bookmarks come every bookmarkEvery and, for a watch with a
+	// timeout, no later than 2s before it ends (cache_watcher.go,
+	// nextBookmarkTime).
 	var tick <-chan time.Time
+	nextBookmark := func() {
+		d := s.bookmarkEvery
+		if !deadline.IsZero() {
+			d = min(d, time.Until(deadline)-2*time.Second)
+		}
+		tick = time.After(max(d, 0))
+	}
 	if bookmarks {
-		t := time.NewTicker(s.bookmarkEvery)
-		defer t.Stop()
-		tick = t.C
+		nextBookmark()
 	}
 	for {
 		select {
@@ -160,8 +208,15 @@ func (s *server) watch(w http.ResponseWriter, r *http.Request, req request) {
 			if !bookmark(last, false) {
 				return
 			}
+			tick = nil
+			if deadline.IsZero() || time.Until(deadline) > 2*time.Second {
+				nextBookmark()
+			}
 		case ev, ok := <-watcher.Events():
 			if !ok {
+				if err := watcher.Err(); err != nil && ctx.Err() == nil {
+					send(api.WatchError, mustMarshal(storeError(req.kind, "", err)))
+				}
 				return
 			}
 			last = ev.KV.ModRevision
@@ -197,7 +252,38 @@ func translate(ev storage.Event, sel selectors) (api.WatchEventType, []byte) {
 	case curMatch:
 		return api.WatchAdded, withRV(ev.KV)
 	case prevMatch:
-		return api.WatchDeleted, withRV(ev.KV)
+		// What the watcher saw last, at the revision it stopped matching.
+		kv := *ev.PrevKV
+		kv.ModRevision = ev.KV.ModRevision
+		return api.WatchDeleted, withRV(kv)
 	}
 	return "", nil
+}
+
+// compactedRevision finds the oldest revision a watch can start after,
+// which upstream's 410 names: the smallest revision above failed that the
+// store can still read (reads below the compacted revision fail).
+func (s *server) compactedRevision(ctx context.Context, prefix string, failed int64) int64 {
+	lo, hi := failed, failed
+	if cur, err := storage.CurrentRevision(ctx, s.store); err == nil {
+		hi = max(cur, failed)
+	}
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		_, err := s.store.Range(ctx, storage.RangeRequest{Prefix: prefix, Revision: mid, Limit: 1})
+		if errors.Is(err, storage.ErrCompacted) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+func mustMarshal(v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("apiserver: encoding %T: %v", v, err))
+	}
+	return data
 }
