@@ -5,13 +5,16 @@
 package reconcile
 
 import (
+	"time"
+
 	"github.com/kubekata/kubekata/harness/api"
 	"github.com/kubekata/kubekata/harness/replicas"
 )
 
 // Plan returns what to create and what to delete so that desired pods
-// exist. It must not change pods.
-func Plan(desired int, pods []api.Pod) replicas.Plan {
-	// TODO: compare desired with the pods that count, and return how many to create or which to delete (README steps 1-6).
+// exist, at most replicas.BurstReplicas of either; now is the time of
+// this pass. It must not change pods.
+func Plan(desired int, pods []api.Pod, now time.Time) replicas.Plan {
+	// TODO: compare desired with the pods that count, and return how many to create or which to delete, ranked as the README says (steps 1-10).
 	panic("not implemented: Plan")
 }
