@@ -87,30 +87,33 @@ func fieldValue(doc map[string]any, path string) string {
 	return ""
 }
 
-// continueToken is upstream's: the revision the first page was read at and
-// the key to start after, base64-encoded JSON. Every page is read at that
-// one revision, so a paged list is a consistent snapshot.
+// continueToken is upstream's (k8s.io/apiserver/pkg/storage/continue.go):
+// the revision the first page was read at and the key to start from,
+// relative to the list's prefix, as base64-encoded JSON. Every page is read
+// at that one revision, so a paged list is a consistent snapshot.
 type continueToken struct {
 	APIVersion      string `json:"v"`
 	ResourceVersion int64  `json:"rv"`
 	StartKey        string `json:"start"`
 }
 
-// encodeContinue makes the token of the page after start, read at rev.
-func encodeContinue(rev int64, start string) string {
-	// TODO: encode rev and start as an opaque continue token.
+// encodeContinue makes the token of the page that starts at the key
+// start, read at rev, in a list under prefix.
+func encodeContinue(rev int64, start, prefix string) string {
+	// TODO: encode rev and start, relative to prefix, as upstream's continue token: base64 (raw URL encoding) of the JSON of a continueToken with version meta.k8s.io/v1.
 	panic("not implemented: encodeContinue")
 }
 
-// decodeContinue reads a token of a list under prefix.
+// decodeContinue reads a token of a list under prefix; its StartKey
+// comes back absolute, under prefix.
 func decodeContinue(s, prefix string) (continueToken, error) {
-	// TODO: decode a continue token made by encodeContinue; one that does not decode, or belongs to another list, is an error.
+	// TODO: decode a continue token made by encodeContinue; one that does not decode, has another version, no revision or no key, or whose key would climb out of prefix (path.Clean changes it), is an error.
 	panic("not implemented: decodeContinue")
 }
 
 // listItems reads the selected objects, one page if limit > 0.
 func (s *server) listItems(r *http.Request, req request, sel selectors) (kvs []storage.KeyValue, rev int64, cont string, st *api.Status) {
-	// TODO: read the objects under the kind's prefix that match sel, one page of at most limit items with a continue token when there are more, all at one revision.
+	// TODO: read the objects under the kind's prefix that match sel, one full page of at most limit matching items with a continue token when there are more, all at one revision; a token at a revision the store has not reached is s.tooLargeResourceVersion.
 	panic("not implemented: listItems")
 }
 

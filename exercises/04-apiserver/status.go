@@ -1,11 +1,13 @@
 package apiserver
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 
 	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/storage"
 )
 
 // Every error answer is a Status object with upstream's code, reason and
@@ -89,6 +91,25 @@ func unsupportedMediaType(ct string) *api.Status {
 func expired(msg string) *api.Status {
 	// TODO: return a 410 Expired Status carrying msg.
 	panic("not implemented: expired")
+}
+
+// tooLargeResourceVersion is upstream's answer to a read at a revision
+// the store has not reached (k8s.io/apiserver/pkg/storage/errors.go,
+// NewTooLargeResourceVersionError): a 504 Timeout, which a client retries.
+func resourceVersionTooLarge(asked, current int64) *api.Status {
+	return status(http.StatusGatewayTimeout, api.StatusReasonTimeout,
+		fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", asked, current),
+		&api.StatusDetails{Causes: []api.StatusCause{{Type: api.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}})
+}
+
+// tooLargeResourceVersion is resourceVersionTooLarge at the store's
+// current revision.
+func (s *server) tooLargeResourceVersion(ctx context.Context, asked int64) *api.Status {
+	cur, err := storage.CurrentRevision(ctx, s.store)
+	if err != nil {
+		return storeError(api.Kind{}, "", err)
+	}
+	return resourceVersionTooLarge(asked, cur)
 }
 
 // internalError is the 500 for a bug of the server's, never the client's.
