@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/kubekata/kubekata/harness/httpguard"
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
@@ -37,7 +38,7 @@ const (
 )
 
 // NewServer is the apiserver's HTTP server for handler, with the limits
-// above.
+// above. Serve puts handler behind httpguard.Wrap first.
 func NewServer(handler http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           handler,
@@ -83,9 +84,9 @@ func Serve(ctx context.Context, cfg Config) error {
 	}
 	srv := cfg.Server
 	if srv == nil {
-		h := cfg.Handler
-		// The Host and Content-Type checks (issue 8 §3) wrap h here.
-		srv = NewServer(h)
+		// No authentication yet: keep web pages in the learner's browser
+		// out (DNS rebinding, cross-site simple requests).
+		srv = NewServer(httpguard.Wrap(cfg.Handler))
 	}
 	base, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -215,5 +216,40 @@ func TestServeCompacts(t *testing.T) {
 func TestServeNeedsItsParts(t *testing.T) {
 	if err := Serve(context.Background(), Config{}); err == nil || !strings.HasPrefix(err.Error(), "cluster: ") {
 		t.Errorf("Serve(Config{}) = %v, want an error prefixed cluster:", err)
+	}
+}
+
+// Serve puts the apiserver behind httpguard: a rebinding Host is refused
+// before the apiserver sees it, a loopback one reaches it.
+func TestServeGuardsTheApiserver(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := storage.NewMemory()
+	defer s.Close()
+	var reached atomic.Int32
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached.Add(1) })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, Config{Store: s, Listener: ln, Handler: h}) }()
+	defer func() { cancel(); <-done }()
+	for _, c := range []struct {
+		host string
+		want int
+	}{{"attacker.example", http.StatusMisdirectedRequest}, {"localhost", http.StatusOK}} {
+		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/api", nil)
+		req.Host = c.host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("GET /api with Host %q = %d, want %d", c.host, resp.StatusCode, c.want)
+		}
+	}
+	if n := reached.Load(); n != 1 {
+		t.Errorf("the apiserver saw %d requests, want 1 (the loopback one)", n)
 	}
 }
