@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/openapi"
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
@@ -47,7 +48,7 @@ type request struct {
 	kind      api.Kind
 	namespace string // "" for cluster-scoped kinds and all-namespace lists
 	name      string // "" for the collection
-	sub       string // "", "status" or "binding"
+	sub       string // "", "status", "binding" or "scale"
 }
 
 // ServeHTTP routes one request: the discovery documents to discovery.go,
@@ -57,6 +58,16 @@ type request struct {
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := strings.Trim(r.URL.Path, "/")
 	segs := strings.Split(path, "/")
+	if path == openapi.Root || strings.HasPrefix(path, openapi.Root+"/") {
+		// The OpenAPI documents kubectl reads before it validates (given,
+		// from harness/openapi).
+		if doc, ok := openapi.Document(path, gitVersion); ok {
+			writeRaw(w, http.StatusOK, doc)
+		} else {
+			writeStatus(w, notFoundPath())
+		}
+		return
+	}
 	switch {
 	case path == "version":
 		s.serveVersion(w, r)
@@ -159,8 +170,9 @@ func prefix(kind api.Kind, namespace string) string {
 }
 
 // serveResource calls the handler for the request's verb and shape
-// (collection, object, subresource); anything else is 405. PATCH is not
-// routed: it is beyond the steps (see the end of README.md).
+// (collection, object, subresource); anything else is 405. PATCH (in
+// patch.go) and the scale subresource (in scale.go) are given: they ride
+// on your get, write, merge and validate.
 func (s *server) serveResource(w http.ResponseWriter, r *http.Request, req request) {
 	m := r.Method
 	switch {
@@ -168,6 +180,10 @@ func (s *server) serveResource(w http.ResponseWriter, r *http.Request, req reque
 		switch m {
 		case http.MethodGet:
 			if q := r.URL.Query().Get("watch"); q == "1" || q == "true" {
+				if wantsTable(r) {
+					// kubectl get -w: Tables in the events (given).
+					w = &tableEvents{ResponseWriter: w, s: s, r: r, kind: req.kind}
+				}
 				s.watch(w, r, req)
 				return
 			}
@@ -194,6 +210,9 @@ func (s *server) serveResource(w http.ResponseWriter, r *http.Request, req reque
 		case http.MethodPut:
 			s.update(w, r, req)
 			return
+		case http.MethodPatch:
+			s.patch(w, r, req)
+			return
 		case http.MethodDelete:
 			s.delete(w, r, req)
 			return
@@ -206,12 +225,18 @@ func (s *server) serveResource(w http.ResponseWriter, r *http.Request, req reque
 		case http.MethodPut:
 			s.update(w, r, req)
 			return
+		case http.MethodPatch:
+			s.patch(w, r, req)
+			return
 		}
 	case req.sub == "binding":
 		if m == http.MethodPost {
 			s.bind(w, r, req)
 			return
 		}
+	case req.sub == "scale":
+		s.scale(w, r, req)
+		return
 	}
 	writeStatus(w, methodNotAllowed())
 }

@@ -3,6 +3,8 @@ package apiserver
 import (
 	"net/http"
 	"strings"
+
+	"github.com/kubekata/kubekata/harness/api"
 )
 
 // Discovery tells clients which groups, versions and resources exist, so
@@ -43,6 +45,8 @@ type apiGroup struct {
 type apiResource struct {
 	Name         string   `json:"name"`
 	SingularName string   `json:"singularName"`
+	Group        string   `json:"group,omitempty"`
+	Version      string   `json:"version,omitempty"`
 	Namespaced   bool     `json:"namespaced"`
 	Kind         string   `json:"kind"`
 	Verbs        []string `json:"verbs"`
@@ -87,8 +91,26 @@ func (s *server) serveGroup(w http.ResponseWriter, r *http.Request, name string)
 // resources of one group version, which is how kubectl turns "deploy" into
 // a path.
 func (s *server) serveResourceList(w http.ResponseWriter, r *http.Request, group, version string) {
-	// TODO: answer /api/v1 or /apis/{group}/{version} with an APIResourceList of the kinds in that group version and their subresources; 404 if there are none.
+	// TODO: answer /api/v1 or /apis/{group}/{version} with an APIResourceList of the kinds in that group version, each followed by its subresources as subresourceEntry gives them; 404 if there are none.
 	panic("not implemented: serveResourceList")
+}
+
+// subresourceEntry is the APIResourceList entry of one subresource of k:
+// "pods/status" (get, patch, update), "pods/binding" (a Binding, create
+// only), "namespaces/finalize" (update), and "deployments/scale" (an
+// autoscaling/v1 Scale: kubectl scale reads the group, version and kind
+// of the scale from here, k8s.io/client-go/scale/util.go).
+func subresourceEntry(k api.Kind, sub string) apiResource {
+	sr := apiResource{Name: k.Resource + "/" + sub, Namespaced: k.Namespaced, Kind: k.Kind, Verbs: []string{"get", "patch", "update"}}
+	switch sub {
+	case "binding":
+		sr.Kind, sr.Verbs = "Binding", []string{"create"}
+	case "finalize":
+		sr.Verbs = []string{"update"}
+	case "scale":
+		sr.Group, sr.Version, sr.Kind = "autoscaling", "v1", "Scale"
+	}
+	return sr
 }
 
 // wantsTable says the client asked for a Table (kubectl get does):

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/httpguard"
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
@@ -22,22 +22,32 @@ import (
 
 // ---------------------------------------------------------------- bodies
 
-// readBody reads at most maxBodyBytes; a larger body is a 413 and YAML is
-// turned into JSON.
+// readBody reads at most maxBodyBytes; a larger body is a 413. Only the
+// media types this server decodes are read: JSON and YAML (turned into
+// JSON) for objects, and the patch types for PATCH. Any other body is
+// upstream's 415 (k8s.io/apiserver/pkg/endpoints/handlers/negotiation),
+// protobuf and CBOR included: client-go sends those only when it is
+// configured to, and does not resend a protobuf body as JSON after a 415,
+// so that request fails with the 415 Status (only its CBOR encoding falls
+// back to JSON after a 415, in k8s.io/client-go/rest/client.go; kubectl
+// sends JSON). A body without a Content-Type, which upstream reads as
+// JSON, is refused as well: a web page can send one cross-site (see
+// harness/httpguard).
 func readBody(r *http.Request) ([]byte, *api.Status) {
+	accepted := httpguard.BodyTypes
+	if r.Method == http.MethodPatch {
+		accepted = httpguard.PatchTypes
+	}
+	ct, st := httpguard.CheckBody(r, accepted)
+	if st != nil {
+		return nil, st
+	}
 	data, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
 	if err != nil {
 		return nil, badRequest(fmt.Sprintf("reading the request body: %v", err))
 	}
 	if len(data) > maxBodyBytes {
 		return nil, tooLarge()
-	}
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	switch ct {
-	case "application/vnd.kubernetes.protobuf", "application/cbor", "application/apply-patch+cbor":
-		// Only JSON (and YAML) are spoken here; client-go switches to
-		// JSON when it gets a 415.
-		return nil, unsupportedMediaType(ct)
 	}
 	if ct == "application/yaml" {
 		j, err := yaml.YAMLToJSON(data)

@@ -37,7 +37,7 @@ type Kind struct {
 	// Namespaced is false for cluster-scoped kinds (Node, Namespace, ...).
 	Namespaced bool
 	// Subresources served besides the object itself: "status" for kinds
-	// with a status, "binding" for pods.
+	// with a status, "binding" for pods, "scale" for kinds with replicas.
 	Subresources []string
 	// Verbs the resource supports, as discovery lists them.
 	Verbs []string
@@ -104,9 +104,9 @@ var kinds = []Kind{
 	kind[Secret](Kind{Version: "v1", Kind: "Secret", Resource: "secrets", Namespaced: true, Verbs: allVerbs}),
 	kind[Event](Kind{Version: "v1", Kind: "Event", Resource: "events", ShortNames: []string{"ev"}, Namespaced: true, Verbs: allVerbs}),
 	kind[Deployment](Kind{Group: GroupApps, Version: "v1", Kind: "Deployment", Resource: "deployments", ShortNames: []string{"deploy"}, Namespaced: true,
-		Subresources: statusOnly, Verbs: allVerbs, Categories: []string{"all"}}),
+		Subresources: []string{"status", "scale"}, Verbs: allVerbs, Categories: []string{"all"}}),
 	kind[ReplicaSet](Kind{Group: GroupApps, Version: "v1", Kind: "ReplicaSet", Resource: "replicasets", ShortNames: []string{"rs"}, Namespaced: true,
-		Subresources: statusOnly, Verbs: allVerbs, Categories: []string{"all"}}),
+		Subresources: []string{"status", "scale"}, Verbs: allVerbs, Categories: []string{"all"}}),
 	kind[Job](Kind{Group: GroupBatch, Version: "v1", Kind: "Job", Resource: "jobs", Namespaced: true,
 		Subresources: statusOnly, Verbs: allVerbs, Categories: []string{"all"}}),
 	kind[Lease](Kind{Group: GroupCoordination, Version: "v1", Kind: "Lease", Resource: "leases", Namespaced: true, Verbs: allVerbs}),

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/openapi"
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
@@ -39,7 +40,7 @@ type request struct {
 	kind      api.Kind
 	namespace string // "" for cluster-scoped kinds and all-namespace lists
 	name      string // "" for the collection
-	sub       string // "", "status" or "binding"
+	sub       string // "", "status", "binding" or "scale"
 }
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -55,7 +56,14 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	path := strings.Trim(r.URL.Path, "/")
 	segs := strings.Split(path, "/")
-	if s.openAPIPath(w, r, path) {
+	if path == openapi.Root || strings.HasPrefix(path, openapi.Root+"/") {
+		// The OpenAPI documents kubectl reads before it validates (given,
+		// from harness/openapi).
+		if doc, ok := openapi.Document(path, gitVersion); ok {
+			writeRaw(w, http.StatusOK, doc)
+		} else {
+			writeStatus(w, notFoundPath())
+		}
 		return
 	}
 	switch {
@@ -169,6 +177,10 @@ func (s *server) serveResource(w http.ResponseWriter, r *http.Request, req reque
 		switch m {
 		case http.MethodGet:
 			if q := r.URL.Query().Get("watch"); q == "1" || q == "true" {
+				if wantsTable(r) {
+					// kubectl get -w: Tables in the events (given).
+					w = &tableEvents{ResponseWriter: w, s: s, r: r, kind: req.kind}
+				}
 				s.watch(w, r, req)
 				return
 			}
@@ -219,6 +231,9 @@ func (s *server) serveResource(w http.ResponseWriter, r *http.Request, req reque
 			s.bind(w, r, req)
 			return
 		}
+	case req.sub == "scale":
+		s.scale(w, r, req)
+		return
 	}
 	writeStatus(w, methodNotAllowed())
 }

@@ -52,6 +52,8 @@ type apiGroup struct {
 type apiResource struct {
 	Name         string   `json:"name"`
 	SingularName string   `json:"singularName"`
+	Group        string   `json:"group,omitempty"`
+	Version      string   `json:"version,omitempty"`
 	Namespaced   bool     `json:"namespaced"`
 	Kind         string   `json:"kind"`
 	Verbs        []string `json:"verbs"`
@@ -115,14 +117,7 @@ func (s *server) serveResourceList(w http.ResponseWriter, r *http.Request, group
 			Verbs: k.Verbs, ShortNames: k.ShortNames, Categories: k.Categories,
 		})
 		for _, sub := range k.Subresources {
-			sr := apiResource{Name: k.Resource + "/" + sub, Namespaced: k.Namespaced, Kind: k.Kind, Verbs: []string{"get", "patch", "update"}}
-			if sub == "binding" {
-				sr.Kind, sr.Verbs = "Binding", []string{"create"}
-			}
-			if sub == "finalize" {
-				sr.Verbs = []string{"update"}
-			}
-			res = append(res, sr)
+			res = append(res, subresourceEntry(k, sub))
 		}
 	}
 	if res == nil {
@@ -139,6 +134,24 @@ func (s *server) serveResourceList(w http.ResponseWriter, r *http.Request, group
 		"groupVersion": gv,
 		"resources":    res,
 	})
+}
+
+// subresourceEntry is the APIResourceList entry of one subresource of k:
+// "pods/status" (get, patch, update), "pods/binding" (a Binding, create
+// only), "namespaces/finalize" (update), and "deployments/scale" (an
+// autoscaling/v1 Scale: kubectl scale reads the group, version and kind
+// of the scale from here, k8s.io/client-go/scale/util.go).
+func subresourceEntry(k api.Kind, sub string) apiResource {
+	sr := apiResource{Name: k.Resource + "/" + sub, Namespaced: k.Namespaced, Kind: k.Kind, Verbs: []string{"get", "patch", "update"}}
+	switch sub {
+	case "binding":
+		sr.Kind, sr.Verbs = "Binding", []string{"create"}
+	case "finalize":
+		sr.Verbs = []string{"update"}
+	case "scale":
+		sr.Group, sr.Version, sr.Kind = "autoscaling", "v1", "Scale"
+	}
+	return sr
 }
 
 // wantsTable says the client asked for a Table (kubectl get does):

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -17,27 +16,38 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/httpguard"
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
 // ---------------------------------------------------------------- bodies
 
-// readBody reads at most maxBodyBytes; a larger body is a 413 and YAML is
-// turned into JSON.
+// readBody reads at most maxBodyBytes; a larger body is a 413. Only the
+// media types this server decodes are read: JSON and YAML (turned into
+// JSON) for objects, and the patch types for PATCH. Any other body is
+// upstream's 415 (k8s.io/apiserver/pkg/endpoints/handlers/negotiation),
+// protobuf and CBOR included: client-go sends those only when it is
+// configured to, and does not resend a protobuf body as JSON after a 415,
+// so that request fails with the 415 Status (only its CBOR encoding falls
+// back to JSON after a 415, in k8s.io/client-go/rest/client.go; kubectl
+// sends JSON). A body without a Content-Type, which upstream reads as
+// JSON, is refused as well: a web page can send one cross-site (see
+// harness/httpguard).
 func readBody(r *http.Request) ([]byte, *api.Status) {
+	accepted := httpguard.BodyTypes
+	if r.Method == http.MethodPatch {
+		accepted = httpguard.PatchTypes
+	}
+	ct, st := httpguard.CheckBody(r, accepted)
+	if st != nil {
+		return nil, st
+	}
 	data, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
 	if err != nil {
 		return nil, badRequest(fmt.Sprintf("reading the request body: %v", err))
 	}
 	if len(data) > maxBodyBytes {
 		return nil, tooLarge()
-	}
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	switch ct {
-	case "application/vnd.kubernetes.protobuf", "application/cbor", "application/apply-patch+cbor":
-		// Only JSON (and YAML) are spoken here; client-go switches to
-		// JSON when it gets a 415.
-		return nil, unsupportedMediaType(ct)
 	}
 	if ct == "application/yaml" {
 		j, err := yaml.YAMLToJSON(data)
@@ -413,67 +423,6 @@ func (s *server) merge(req request, old, obj api.Object) api.Object {
 		nm.Generation = om.Generation + 1
 	}
 	return obj
-}
-
-// ---------------------------------------------------------------- patch
-
-func (s *server) patch(w http.ResponseWriter, r *http.Request, req request) {
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	switch ct {
-	case "application/merge-patch+json", "application/strategic-merge-patch+json", "application/json-patch+json":
-	default:
-		writeStatus(w, unsupportedMediaType(ct))
-		return
-	}
-	data, st := readBody(r)
-	if st != nil {
-		writeStatus(w, st)
-		return
-	}
-	var p map[string]any
-	var ops []map[string]any
-	target := &p
-	var err error
-	if ct == "application/json-patch+json" {
-		err = json.Unmarshal(data, &ops)
-	} else {
-		err = json.Unmarshal(data, target)
-	}
-	if err != nil {
-		writeStatus(w, badRequest(fmt.Sprintf("error decoding patch: %v", err)))
-		return
-	}
-	s.write(w, r, req, func(old api.Object) (api.Object, *api.Status) {
-		raw, err := json.Marshal(old)
-		if err != nil {
-			return nil, internalError(err)
-		}
-		var doc map[string]any
-		if err := json.Unmarshal(raw, &doc); err != nil {
-			return nil, internalError(err)
-		}
-		// A patch applies to the version it reads unless it names a
-		// resourceVersion itself.
-		if md, ok := doc["metadata"].(map[string]any); ok {
-			delete(md, "resourceVersion")
-		}
-		var patched any
-		switch ct {
-		case "application/strategic-merge-patch+json":
-			patched = strategicMerge(doc, p)
-		case "application/json-patch+json":
-			if patched, err = jsonPatch(doc, ops); err != nil {
-				return nil, status(http.StatusUnprocessableEntity, api.StatusReasonInvalid, err.Error(), nil)
-			}
-		default:
-			patched = mergePatch(doc, p)
-		}
-		out, err := json.Marshal(patched)
-		if err != nil {
-			return nil, internalError(err)
-		}
-		return decode(req.kind, out, strictFields(r))
-	})
 }
 
 // ---------------------------------------------------------------- delete

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -437,4 +438,75 @@ func labelString(m map[string]any) string {
 		parts[i] = fmt.Sprintf("%s=%v", k, m[k])
 	}
 	return strings.Join(parts, ",")
+}
+
+// tableEvents is the ResponseWriter of a watch that asked for Tables
+// (kubectl get -w): it turns the object of each event the watch writes
+// into a Table of one row, with the column definitions in the first event
+// only, as upstream's watch encoder does
+// (k8s.io/apiserver/pkg/endpoints/handlers/response.go,
+// watchEmbeddedEncoder). BOOKMARK and ERROR events, and objects that are
+// already Tables, pass unchanged. It is given: it wraps your watch.
+type tableEvents struct {
+	http.ResponseWriter
+	s       *server
+	r       *http.Request
+	kind    api.Kind
+	pending []byte
+	columns bool // the column definitions have been sent
+}
+
+func (t *tableEvents) Write(p []byte) (int, error) {
+	t.pending = append(t.pending, p...)
+	for {
+		i := bytes.IndexByte(t.pending, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := t.tableLine(t.pending[:i])
+		t.pending = t.pending[i+1:]
+		if _, err := t.ResponseWriter.Write(append(line, '\n')); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// Flush sends what has been written: complete lines are written through
+// at once, so there is nothing else to hold back.
+func (t *tableEvents) Flush() {
+	if f, ok := t.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (t *tableEvents) Unwrap() http.ResponseWriter { return t.ResponseWriter }
+
+func (t *tableEvents) tableLine(line []byte) []byte {
+	var ev struct {
+		Type   api.WatchEventType `json:"type"`
+		Object json.RawMessage    `json:"object"`
+	}
+	if err := json.Unmarshal(line, &ev); err != nil || ev.Type == api.WatchBookmark || ev.Type == api.WatchError {
+		return append([]byte(nil), line...)
+	}
+	var tm api.TypeMeta
+	if err := json.Unmarshal(ev.Object, &tm); err != nil || tm.Kind == "Table" {
+		t.columns = t.columns || err == nil
+		return append([]byte(nil), line...)
+	}
+	obj := t.kind.New()
+	if err := json.Unmarshal(ev.Object, obj); err != nil {
+		return append([]byte(nil), line...)
+	}
+	tbl := t.s.table(t.r, t.kind, []api.Object{obj}, 0, "")
+	if t.columns {
+		tbl.ColumnDefinitions = nil
+	}
+	t.columns = true
+	data, err := json.Marshal(map[string]any{"type": ev.Type, "object": tbl})
+	if err != nil {
+		return append([]byte(nil), line...)
+	}
+	return data
 }
