@@ -152,17 +152,24 @@ func (m *memory) Put(ctx context.Context, key string, value []byte) (KeyValue, e
 }
 
 func (m *memory) Delete(ctx context.Context, key string) (KeyValue, int64, error) {
+	if key == "" {
+		return KeyValue{}, 0, ErrEmptyKey
+	}
 	r, err := m.Txn(ctx, Txn{Then: []Op{DeleteOp(key)}})
 	if err != nil {
 		return KeyValue{}, 0, err
 	}
+	if len(r.Events) == 0 {
+		return KeyValue{}, 0, fmt.Errorf("%w: delete of %q", ErrNotFound, key)
+	}
 	return *r.Events[0].PrevKV, r.Revision, nil
 }
 
-func validateTxn(txn Txn) error {
-	if len(txn.Then) == 0 {
-		return fmt.Errorf("%w: no operations", ErrInvalidTxn)
-	}
+// ValidateTxn checks what can be checked of txn without the store: keys
+// that are not empty, known operations, compares with no negative
+// revision, and no key written twice in a branch. Implementations may
+// use it so that their errors read the same.
+func ValidateTxn(txn Txn) error {
 	for _, c := range txn.If {
 		if c.Key == "" {
 			return fmt.Errorf("%w: compare of an empty key", ErrEmptyKey)
@@ -171,24 +178,30 @@ func validateTxn(txn Txn) error {
 			return fmt.Errorf("%w: compare of %q with negative mod_revision %d", ErrInvalidTxn, c.Key, c.ModRevision)
 		}
 	}
-	seen := map[string]bool{}
-	for _, op := range txn.Then {
-		if op.Key == "" {
-			return fmt.Errorf("%w: %v of an empty key", ErrEmptyKey, op.Type)
+	for _, branch := range [][]Op{txn.Then, txn.Else} {
+		written := map[string]bool{}
+		for _, op := range branch {
+			if op.Key == "" {
+				return fmt.Errorf("%w: %v of an empty key", ErrEmptyKey, op.Type)
+			}
+			switch op.Type {
+			case OpGet:
+				continue
+			case OpPut, OpDelete:
+			default:
+				return fmt.Errorf("%w: unknown operation %d on %q", ErrInvalidTxn, op.Type, op.Key)
+			}
+			if written[op.Key] {
+				return fmt.Errorf("%w: duplicate key %q given in txn request", ErrInvalidTxn, op.Key)
+			}
+			written[op.Key] = true
 		}
-		if op.Type != OpPut && op.Type != OpDelete {
-			return fmt.Errorf("%w: unknown operation %d on %q", ErrInvalidTxn, op.Type, op.Key)
-		}
-		if seen[op.Key] {
-			return fmt.Errorf("%w: key %q appears twice", ErrInvalidTxn, op.Key)
-		}
-		seen[op.Key] = true
 	}
 	return nil
 }
 
 func (m *memory) Txn(ctx context.Context, txn Txn) (TxnResponse, error) {
-	if err := validateTxn(txn); err != nil {
+	if err := ValidateTxn(txn); err != nil {
 		return TxnResponse{}, err
 	}
 	m.mu.Lock()
@@ -196,49 +209,78 @@ func (m *memory) Txn(ctx context.Context, txn Txn) (TxnResponse, error) {
 	if err := m.begin(ctx); err != nil {
 		return TxnResponse{}, err
 	}
+	resp := TxnResponse{Succeeded: true}
 	for _, c := range txn.If {
-		cur, _ := m.at(c.Key, m.rev)
-		if cur.ModRevision != c.ModRevision {
-			return TxnResponse{}, CompareFailed(c.Key, c.ModRevision, cur.ModRevision)
+		if cur, _ := m.at(c.Key, m.rev); cur.ModRevision != c.ModRevision {
+			resp.Succeeded = false
+			break
 		}
 	}
-	for _, op := range txn.Then {
-		if _, ok := m.at(op.Key, m.rev); op.Type == OpDelete && !ok {
-			return TxnResponse{}, fmt.Errorf("%w: delete of %q", ErrNotFound, op.Key)
-		}
+	ops := txn.Then
+	if !resp.Succeeded {
+		ops = txn.Else
 	}
-	// Every check passed: the transaction commits as one new revision.
+	// The operations run in order against the state so far: the store's,
+	// with this transaction's own writes on top.
 	rev := m.rev + 1
-	resp := TxnResponse{Revision: rev, Events: make([]Event, 0, len(txn.Then))}
-	for _, op := range txn.Then {
-		prev, existed := m.at(op.Key, m.rev)
-		var ev Event
-		rec := memRecord{kv: KeyValue{Key: op.Key, ModRevision: rev}}
-		if op.Type == OpPut {
-			rec.kv.Value = bytes.Clone(op.Value)
-			if rec.kv.Value == nil {
-				rec.kv.Value = []byte{}
-			}
-			rec.kv.CreateRevision, rec.kv.Version = rev, 1
-			if existed {
-				rec.kv.CreateRevision, rec.kv.Version = prev.CreateRevision, prev.Version+1
-			}
-			ev = Event{Type: EventPut, KV: rec.kv}
-		} else {
-			rec.tombstone = true
-			ev = Event{Type: EventDelete, KV: rec.kv}
+	mine := map[string]memRecord{}
+	current := func(key string) (KeyValue, bool) {
+		if r, ok := mine[key]; ok {
+			return r.kv, !r.tombstone
 		}
-		if existed {
-			p := prev
-			ev.PrevKV = &p
-		}
-		if _, ok := m.keys[op.Key]; !ok {
-			i, _ := slices.BinarySearch(m.sorted, op.Key)
-			m.sorted = slices.Insert(m.sorted, i, op.Key)
-		}
-		m.keys[op.Key] = append(m.keys[op.Key], rec)
-		resp.Events = append(resp.Events, ev)
+		return m.at(key, m.rev)
 	}
+	var changed []string // keys in the order of their first change
+	for _, op := range ops {
+		prev, existed := current(op.Key)
+		var or OpResponse
+		switch op.Type {
+		case OpGet:
+			if existed {
+				kv := cloneKV(prev)
+				or.KV = &kv
+			}
+		case OpPut:
+			kv := KeyValue{Key: op.Key, Value: bytes.Clone(op.Value), CreateRevision: rev, ModRevision: rev, Version: 1}
+			if kv.Value == nil {
+				kv.Value = []byte{}
+			}
+			ev := Event{Type: EventPut, KV: kv}
+			if existed {
+				kv.CreateRevision, kv.Version = prev.CreateRevision, prev.Version+1
+				ev.KV = kv
+				p := prev
+				ev.PrevKV = &p
+			}
+			mine[op.Key] = memRecord{kv: kv}
+			changed = append(changed, op.Key)
+			resp.Events = append(resp.Events, ev)
+			or.KV, or.PrevKV = ptrKV(kv), ev.PrevKV
+		case OpDelete:
+			if !existed {
+				break // deleting nothing changes nothing
+			}
+			p := prev
+			mine[op.Key] = memRecord{kv: KeyValue{Key: op.Key, ModRevision: rev}, tombstone: true}
+			changed = append(changed, op.Key)
+			resp.Events = append(resp.Events, Event{Type: EventDelete, KV: KeyValue{Key: op.Key, ModRevision: rev}, PrevKV: &p})
+			or.PrevKV = &p
+		}
+		resp.Responses = append(resp.Responses, or)
+	}
+	if len(resp.Events) == 0 {
+		resp.Revision = m.rev
+		return cloneResponse(resp), nil
+	}
+	// It changed something: it commits as one new revision.
+	for _, k := range changed {
+		if _, ok := m.keys[k]; !ok {
+			i, _ := slices.BinarySearch(m.sorted, k)
+			m.sorted = slices.Insert(m.sorted, i, k)
+		}
+		m.keys[k] = append(m.keys[k], mine[k])
+	}
+	resp.Revision = rev
 	m.rev = rev
 	m.log = append(m.log, resp.Events...)
 	for w := range m.watchers {
@@ -246,10 +288,25 @@ func (m *memory) Txn(ctx context.Context, txn Txn) (TxnResponse, error) {
 			w.offer(ev)
 		}
 	}
-	for i := range resp.Events {
-		resp.Events[i] = cloneEvent(resp.Events[i])
+	return cloneResponse(resp), nil
+}
+
+func ptrKV(kv KeyValue) *KeyValue { return &kv }
+
+// cloneResponse gives the caller values it may change freely.
+func cloneResponse(r TxnResponse) TxnResponse {
+	for i := range r.Events {
+		r.Events[i] = cloneEvent(r.Events[i])
 	}
-	return resp, nil
+	for i, or := range r.Responses {
+		if or.KV != nil {
+			r.Responses[i].KV = ptrKV(cloneKV(*or.KV))
+		}
+		if or.PrevKV != nil {
+			r.Responses[i].PrevKV = ptrKV(cloneKV(*or.PrevKV))
+		}
+	}
+	return r
 }
 
 func (m *memory) Compact(ctx context.Context, revision int64) error {

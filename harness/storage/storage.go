@@ -2,24 +2,46 @@
 //
 // The apiserver is the only component that talks to a Store; everything
 // else reads and writes through the apiserver. The model is etcd's MVCC
-// key-value store:
+// key-value store (etcd server/storage/mvcc):
 //
 //   - The store has one global revision. It is 0 for an empty store and
-//     rises by exactly one for every committed write. A transaction is one
-//     write, however many keys it touches: all its changes carry the same
-//     revision.
+//     rises by exactly one for every transaction that changes something.
+//     A transaction is one revision, however many keys it touches: all its
+//     changes carry the same revision, told apart by their position in
+//     the transaction (etcd's main and sub revision).
+//     etcd's empty store is at revision 1 and its first write is revision
+//     2; here the first write is revision 1, a deliberate simplification
+//     that changes no rule.
 //   - Every key has a CreateRevision (the revision that created it), a
 //     ModRevision (the revision of its last change) and a Version (how many
 //     times it was written since it was created, from 1).
 //   - A delete writes a tombstone: the key disappears from current reads,
 //     but reads at an older revision still see it, and a later re-create
 //     starts a new life with a new CreateRevision and Version 1.
-//   - Writes can be guarded by compares on ModRevision (compare-and-swap):
-//     ModRevision 0 means "the key must not exist".
+//   - A transaction is etcd's If/Then/Else: when every compare holds, the
+//     Then operations run, otherwise the Else operations; either way it
+//     commits atomically at one revision, or changes nothing. A failing
+//     compare is not an error: the response says Succeeded=false.
 //   - Watch delivers every change under a prefix from a revision on, in
 //     revision order, each exactly once, with the previous value.
 //   - Compact(rev) forgets the history before rev: reads below it and
-//     watches from at or below it fail with ErrCompacted.
+//     watches from at or below it fail with ErrCompacted. etcd still
+//     serves a watch from exactly the compacted revision (its
+//     watchable_store refuses only a start below it); here that watch is
+//     refused too, because the previous values of its first events are
+//     gone and every event here carries its PrevKV.
+//
+// Slow watchers. etcd never blocks a write on a watcher: a watcher whose
+// channel is full becomes a "victim", its pending events are retried
+// every few milliseconds, and once delivered it catches up from the
+// history in bbolt (mvcc/watchable_store.go, syncVictimsLoop). The
+// apiserver's watch cache, which serves every client watch, gives a full
+// watcher a short time budget and then terminates it, and the client
+// lists and watches again (apiserver/pkg/storage/cacher/cache_watcher.go).
+// This contract follows the watch cache: a watcher more than WatchBuffer
+// events behind is ended with ErrSlowWatcher. It is the simpler rule to
+// build and to test, it bounds the memory a slow client costs, and it is
+// what a client of the apiserver sees.
 //
 // Errors are the values below; callers test them with errors.Is.
 package storage
@@ -54,8 +76,9 @@ var (
 	// ErrInvalidRange: a range, revision or limit that makes no sense,
 	// such as a negative revision or a Start outside the Prefix.
 	ErrInvalidRange = errors.New("storage: invalid range")
-	// ErrInvalidTxn: a transaction with no operations, or with two
-	// operations on the same key.
+	// ErrInvalidTxn: a transaction that writes one key twice in a branch
+	// (etcd's "duplicate key given in txn request"), or an unknown
+	// operation.
 	ErrInvalidTxn = errors.New("storage: invalid transaction")
 	// ErrSlowWatcher closes the Events channel of a watcher that fell more
 	// than WatchBuffer events behind (see Watcher). The caller should list
@@ -70,9 +93,10 @@ var (
 
 // WatchBuffer is how many events a watcher may fall behind before the store
 // cancels it with ErrSlowWatcher. A write never waits for a watcher: when a
-// watcher's buffer is full, the watcher is cancelled instead (upstream etcd
-// and the apiserver's watch cache do the same to unresponsive watchers).
-// An implementation may buffer more, never fewer.
+// watcher's buffer is full, the watcher is ended instead, as the
+// apiserver's watch cache ends an unresponsive watcher (see the package
+// documentation for what etcd does). An implementation may buffer more,
+// never fewer.
 const WatchBuffer = 1000
 
 // KeyValue is one version of a key.
@@ -156,9 +180,28 @@ type OpType int
 const (
 	// OpPut creates or updates Key with Value.
 	OpPut OpType = iota + 1
-	// OpDelete deletes Key; the key must exist (ErrNotFound otherwise).
+	// OpDelete deletes Key. Deleting a key that does not exist is not an
+	// error: it changes nothing, and makes no event (etcd's DeleteRange
+	// with Deleted=0).
 	OpDelete
+	// OpGet reads the current version of Key, as seen by the transaction
+	// at its place in the branch: it changes nothing. GuaranteedUpdate in
+	// the apiserver (k8s.io/apiserver/pkg/storage/etcd3/store.go) puts one
+	// in Else, to learn the key's current state when its compare failed.
+	OpGet
 )
+
+func (t OpType) String() string {
+	switch t {
+	case OpPut:
+		return "put"
+	case OpDelete:
+		return "delete"
+	case OpGet:
+		return "get"
+	}
+	return fmt.Sprintf("OpType(%d)", int(t))
+}
 
 // Op is one operation of a transaction.
 type Op struct {
@@ -173,6 +216,9 @@ func PutOp(key string, value []byte) Op { return Op{Type: OpPut, Key: key, Value
 // DeleteOp is an OpDelete of key.
 func DeleteOp(key string) Op { return Op{Type: OpDelete, Key: key} }
 
+// GetOp is an OpGet of key.
+func GetOp(key string) Op { return Op{Type: OpGet, Key: key} }
+
 // Compare is a transaction's guard: Key's ModRevision must equal
 // ModRevision; 0 means the key must not exist.
 type Compare struct {
@@ -180,20 +226,45 @@ type Compare struct {
 	ModRevision int64
 }
 
-// Txn is an atomic transaction: if every compare holds, all operations
-// commit together as one revision; otherwise nothing changes. Then must
-// hold at least one operation, and no key twice.
+// Txn is etcd's transaction (etcd api/etcdserverpb TxnRequest): if every
+// compare of If holds (an empty If holds), the operations of Then run,
+// otherwise those of Else, in order; each operation sees the effect of
+// the ones before it. Whatever ran commits atomically as one new revision
+// if it changed anything, and changes nothing otherwise (then the store
+// revision does not move). Either branch may be empty. A branch may read
+// a key it writes, but may not write one key twice (ErrInvalidTxn).
 type Txn struct {
 	If   []Compare
 	Then []Op
+	Else []Op
 }
 
-// TxnResponse is the result of a committed transaction.
+// OpResponse is the outcome of one operation of the branch that ran.
+type OpResponse struct {
+	// KV is, for an OpGet, the key as it is (nil when it does not exist)
+	// and, for an OpPut, the key as written. It is nil for an OpDelete.
+	KV *KeyValue
+	// PrevKV is the key before an OpPut or an OpDelete changed it: nil
+	// when it did not exist (so a delete with a nil PrevKV deleted
+	// nothing). It is nil for an OpGet.
+	PrevKV *KeyValue
+}
+
+// TxnResponse is the result of a transaction.
 type TxnResponse struct {
-	// Revision is the revision the transaction committed as.
+	// Succeeded is true when every compare held and Then ran; false when
+	// Else ran. A failed compare is not an error.
+	Succeeded bool
+	// Revision is the revision the transaction committed as when it
+	// changed something, and the store's revision it read otherwise.
 	Revision int64
-	// Events are the changes it made, one per operation, in the order of
-	// Then; these are exactly the events watchers receive.
+	// Responses has one entry per operation of the branch that ran, in
+	// order.
+	Responses []OpResponse
+	// Events are the changes it made, in the order of their operations:
+	// one per put and per delete of an existing key, none for gets and
+	// for deletes of missing keys. These are exactly the events watchers
+	// receive.
 	Events []Event
 }
 
@@ -224,12 +295,13 @@ type Store interface {
 	// written.
 	Put(ctx context.Context, key string, value []byte) (KeyValue, error)
 	// Delete removes key unconditionally, returning the key as it was and
-	// the revision of the delete; ErrNotFound if it does not exist.
+	// the revision of the delete; ErrNotFound if it does not exist (then
+	// nothing is written).
 	Delete(ctx context.Context, key string) (prev KeyValue, revision int64, err error)
-	// Txn commits txn atomically. When a compare fails it returns an
-	// error that wraps ErrExists (wanted 0, the key exists), ErrNotFound
-	// (wanted a revision, the key does not exist) or ErrConflict (the key
-	// has another ModRevision); see CompareFailed.
+	// Txn runs txn atomically (see Txn). A failing compare is not an
+	// error: Else runs and the response says Succeeded=false. An error
+	// means nothing was written: an invalid transaction, a closed store,
+	// a done context or a failure of the disk.
 	Txn(ctx context.Context, txn Txn) (TxnResponse, error)
 	// Watch delivers the events of keys starting with prefix ("" for all
 	// keys) whose revision is at least fromRevision; 0 means from the next
@@ -244,7 +316,10 @@ type Store interface {
 	// ErrCompacted; above the store's revision, ErrFutureRevision.
 	Compact(ctx context.Context, revision int64) error
 	// Snapshot writes a consistent copy of the store to w, in a format of
-	// the implementation's choosing.
+	// the implementation's choosing: the state at one revision, with the
+	// history the store keeps (as etcd's snapshot is its bbolt file), so
+	// its size follows what the store keeps, and shrinks when compaction
+	// frees space. Writes may go on while it runs.
 	Snapshot(ctx context.Context, w io.Writer) error
 	// Restore loads a snapshot made by Snapshot into an empty store
 	// (ErrNotEmpty otherwise). Afterwards the store has the same keys,
@@ -258,8 +333,8 @@ type Store interface {
 }
 
 // CompareFailed is the error for a compare of key that wanted ModRevision
-// want and found got (0 when the key does not exist). Implementations may
-// use it so that their errors read the same.
+// want and found got (0 when the key does not exist). The helpers below
+// turn a transaction that did not succeed into it.
 func CompareFailed(key string, want, got int64) error {
 	switch {
 	case want == 0:
@@ -271,9 +346,39 @@ func CompareFailed(key string, want, got int64) error {
 	}
 }
 
+// guarded runs "if key's ModRevision is modRevision then op else get
+// key", as the apiserver's GuaranteedUpdate does, and turns an Else into
+// the CompareFailed error.
+func guarded(ctx context.Context, s Store, key string, modRevision int64, op Op) (TxnResponse, error) {
+	r, err := s.Txn(ctx, Txn{
+		If:   []Compare{{Key: key, ModRevision: modRevision}},
+		Then: []Op{op},
+		Else: []Op{GetOp(key)},
+	})
+	if err != nil {
+		return TxnResponse{}, err
+	}
+	if !r.Succeeded {
+		var got int64
+		if len(r.Responses) == 1 && r.Responses[0].KV != nil {
+			got = r.Responses[0].KV.ModRevision
+		}
+		if got == modRevision {
+			// The store says the compare failed, and its own Get says
+			// it held: the store is wrong, not the caller.
+			return TxnResponse{}, fmt.Errorf("storage: txn on %q: compare of mod_revision %d failed, but the get in Else found mod_revision %d", key, modRevision, got)
+		}
+		return TxnResponse{}, CompareFailed(key, modRevision, got)
+	}
+	if len(r.Events) != 1 {
+		return TxnResponse{}, fmt.Errorf("storage: txn on %q: %v succeeded with %d events, want 1", key, op.Type, len(r.Events))
+	}
+	return r, nil
+}
+
 // Create writes key only if it does not exist (ErrExists otherwise).
 func Create(ctx context.Context, s Store, key string, value []byte) (KeyValue, error) {
-	r, err := s.Txn(ctx, Txn{If: []Compare{{Key: key}}, Then: []Op{PutOp(key, value)}})
+	r, err := guarded(ctx, s, key, 0, PutOp(key, value))
 	if err != nil {
 		return KeyValue{}, err
 	}
@@ -286,7 +391,7 @@ func CompareAndSwap(ctx context.Context, s Store, key string, value []byte, modR
 	if modRevision <= 0 {
 		return KeyValue{}, fmt.Errorf("%w: compare-and-swap of %q needs a mod_revision above 0, got %d", ErrInvalidTxn, key, modRevision)
 	}
-	r, err := s.Txn(ctx, Txn{If: []Compare{{Key: key, ModRevision: modRevision}}, Then: []Op{PutOp(key, value)}})
+	r, err := guarded(ctx, s, key, modRevision, PutOp(key, value))
 	if err != nil {
 		return KeyValue{}, err
 	}
@@ -299,9 +404,12 @@ func CompareAndDelete(ctx context.Context, s Store, key string, modRevision int6
 	if modRevision <= 0 {
 		return KeyValue{}, 0, fmt.Errorf("%w: compare-and-delete of %q needs a mod_revision above 0, got %d", ErrInvalidTxn, key, modRevision)
 	}
-	r, err := s.Txn(ctx, Txn{If: []Compare{{Key: key, ModRevision: modRevision}}, Then: []Op{DeleteOp(key)}})
+	r, err := guarded(ctx, s, key, modRevision, DeleteOp(key))
 	if err != nil {
 		return KeyValue{}, 0, err
+	}
+	if r.Events[0].PrevKV == nil {
+		return KeyValue{}, 0, fmt.Errorf("storage: compare-and-delete of %q: the delete event has no previous value", key)
 	}
 	return *r.Events[0].PrevKV, r.Revision, nil
 }

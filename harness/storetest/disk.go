@@ -4,14 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -98,9 +101,6 @@ type ack struct {
 // 11: every write the store acknowledged is there after the process is
 // killed with SIGKILL in the middle of writing, and nothing is torn.
 func (r *runner) crash(t *suite.T) {
-	if r.opts.inMemory {
-		t.Skip("in-memory store: it keeps nothing on disk, so there is nothing to survive a crash")
-	}
 	dir := t.TempDir()
 	target := 20 + rand.IntN(100) // kill after this many acknowledged writes
 
@@ -192,6 +192,7 @@ func (r *runner) crash(t *suite.T) {
 		}
 	}
 	wantKV(t, "Put(\"/after\") after the crash", put(t, s, "/after", "x"), kv("/after", "x", all.Revision+1, all.Revision+1, 1))
+	r.checkDisk(t, s, dir)
 }
 
 // tail is the end of a child's stderr, for failure messages.
@@ -206,30 +207,121 @@ func tail(s string) string {
 	return s
 }
 
-// openChild is the opener of step 12: it opens dir and reports on stdout
-// what happened, so that a store that crashes on a damaged file fails the
-// step instead of the whole run.
+// openChild opens dir in a process of its own and reports on stdout what
+// it read, so that a store that crashes on a damaged file fails the step
+// instead of the whole run, and so that what it reads can only come from
+// the directory.
 func openChild(open Opener, dir string) {
 	s, err := openRecover(open, dir)
 	if err != nil {
-		fmt.Printf("open-error %t %q\n", errors.Is(err, storage.ErrCorrupt), err.Error())
+		fmt.Printf("\nopen-error %t %q\n", errors.Is(err, storage.ErrCorrupt), err.Error())
 		os.Exit(0)
 	}
-	resp, err := s.Range(context.Background(), storage.RangeRequest{})
-	fmt.Printf("opened %d %v\n", len(resp.KVs), err)
+	var d dump
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("Range panicked: %v", r)
+			}
+		}()
+		var resp storage.RangeResponse
+		resp, err = s.Range(context.Background(), storage.RangeRequest{})
+		d = dump{Revision: resp.Revision, KVs: resp.KVs}
+	}()
+	if err != nil {
+		fmt.Printf("\nread-error %q\n", err.Error())
+		os.Exit(0)
+	}
+	data, _ := json.Marshal(d)
+	fmt.Printf("\nopened %s\n", data)
 	_ = s.Close()
 	os.Exit(0)
 }
 
-// 12: a file that is not a store, or a truncated or corrupt one, fails to
-// open with ErrCorrupt, and is left exactly as it was.
-func (r *runner) badFile(t *suite.T) {
-	if r.opts.inMemory {
-		t.Skip("in-memory store: it reads no file, so there is no damaged file to refuse")
+// dump is what an open child read: the whole store at its revision.
+type dump struct {
+	Revision int64              `json:"revision"`
+	KVs      []storage.KeyValue `json:"kvs"`
+}
+
+// opened is what an open child reported.
+type opened struct {
+	crashed string // not empty when the child said nothing: why
+	openErr string // not empty when Open failed
+	corrupt bool   // the Open error wraps ErrCorrupt
+	readErr string // not empty when Open worked and Range failed
+	dump    dump
+}
+
+// openInChild runs openChild on dir.
+func openInChild(t *suite.T, dir string) opened {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	cmd := childCommand(ctx, t, openEnv, dir)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		switch {
+		case strings.HasPrefix(l, "open-error "):
+			var o opened
+			rest := strings.TrimPrefix(l, "open-error ")
+			o.corrupt = strings.HasPrefix(rest, "true ")
+			o.openErr, _ = strconv.Unquote(rest[strings.Index(rest, " ")+1:])
+			if o.openErr == "" {
+				o.openErr = "(an error with no text)"
+			}
+			return o
+		case strings.HasPrefix(l, "read-error "):
+			msg, _ := strconv.Unquote(strings.TrimPrefix(l, "read-error "))
+			return opened{readErr: "Range = " + msg}
+		case strings.HasPrefix(l, "opened "):
+			var o opened
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(l, "opened ")), &o.dump); err != nil {
+				return opened{crashed: fmt.Sprintf("its report did not decode: %v", err)}
+			}
+			return o
+		}
 	}
+	return opened{crashed: fmt.Sprintf("it crashed or hung (%v):\n%s", runErr, tail(stderr.String()))}
+}
+
+// checkDisk closes s and checks that another process, opening dir, reads
+// the same store: every step ends with it, so a store that keeps its
+// data anywhere but in its directory earns nothing.
+func (r *runner) checkDisk(t *suite.T, s storage.Store, dir string) {
+	t.Helper()
+	want := rangeAll(t, s, "", 0)
+	if err := s.Close(); err != nil && !errors.Is(err, storage.ErrClosed) {
+		t.Fatalf("Close() = %v, want nil", err)
+	}
+	got := openInChild(t, dir)
+	const why = "the store keeps everything in its directory"
+	switch {
+	case got.crashed != "":
+		t.Fatalf("after Close, another process opening the directory: %s", got.crashed)
+	case got.openErr != "":
+		t.Fatalf("after Close, Open(dir) in another process = %s, want the store (%s)", got.openErr, why)
+	case got.readErr != "":
+		t.Fatalf("after Close, another process opened the directory: %s, want the store (%s)", got.readErr, why)
+	case got.dump.Revision != want.Revision:
+		t.Fatalf("after Close, another process opened the directory and read revision %d, want %d (%s)", got.dump.Revision, want.Revision, why)
+	}
+	wantKVs(t, "after Close, Range(\"\") in another process that opened the directory", got.dump.KVs, want.KVs...)
+}
+
+// 12: a file that is not a store, or a damaged one, fails to open with
+// ErrCorrupt, and is left exactly as it was. A truncated file may instead
+// open as a consistent prefix of what was written (a log-structured store
+// drops a torn tail, as etcd's WAL repairs a torn last record): the state
+// at one of the revisions written, never something in between. Only what
+// a correct store of any layout always does is asserted.
+func (r *runner) badFile(t *suite.T) {
 	good := t.TempDir()
 	s := r.reopen(t, good)
 	const keys, perTxn = 300, 100
+	states := []storage.RangeResponse{rangeAll(t, s, "", 0)} // the state at each revision
 	for i := 0; i < keys; i += perTxn {
 		ops := make([]storage.Op, perTxn)
 		for j := range ops {
@@ -238,60 +330,85 @@ func (r *runner) badFile(t *suite.T) {
 		if _, err := s.Txn(t.Context(), storage.Txn{Then: ops}); err != nil {
 			t.Fatalf("Txn(%d puts) = %v, want no error", perTxn, err)
 		}
+		states = append(states, rangeAll(t, s, "", 0))
 	}
 	closeStore(t, s)
 	files := readFiles(t, good)
 	if len(files) == 0 {
 		t.Fatalf("Open(%q) and %d puts left no file in the directory; an on-disk store keeps its data there", good, keys)
 	}
+	names := slices.Sorted(maps.Keys(files))
 
-	for _, c := range []struct {
-		name   string
-		damage func(data []byte) []byte
-	}{
-		{"a file that is not a store", func(data []byte) []byte {
-			return bytes.Repeat([]byte("this is not a store\n"), len(data)/20+1)[:len(data)]
-		}},
-		{"a truncated store", func(data []byte) []byte { return data[:len(data)/2] }},
-		{"a store with a damaged header", func(data []byte) []byte {
-			out := bytes.Clone(data)
-			rng := rand.New(rand.NewPCG(3, 4))
-			for i := 0; i < min(len(out), 16<<10); i++ {
-				out[i] = byte(rng.Uint32())
-			}
-			return out
-		}},
-	} {
+	// openDamaged writes the store's files, some damaged, to a new
+	// directory, opens it in a child and returns what happened; a failed
+	// open must leave every file as it was.
+	openDamaged := func(what string, damage map[string][]byte) opened {
 		dir := t.TempDir()
-		damaged := map[string][]byte{}
+		want := map[string][]byte{}
 		for name, data := range files {
-			damaged[name] = c.damage(data)
-			writeFile(t, filepath.Join(dir, name), damaged[name])
+			if d, ok := damage[name]; ok {
+				data = d
+			}
+			want[name] = data
+			writeFile(t, filepath.Join(dir, name), data)
 		}
-		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-		cmd := childCommand(ctx, t, openEnv, dir)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		runErr := cmd.Run()
-		cancel()
-		var line string
-		for _, l := range strings.Split(stdout.String(), "\n") {
-			if strings.HasPrefix(l, "open-error ") || strings.HasPrefix(l, "opened ") {
-				line = l
+		got := openInChild(t, dir)
+		if got.crashed != "" {
+			t.Fatalf("Open of %s: %s\nwant an error wrapping %q", what, got.crashed, storage.ErrCorrupt)
+		}
+		if got.openErr != "" {
+			after := readFiles(t, dir)
+			for name, data := range want {
+				if !bytes.Equal(after[name], data) {
+					t.Fatalf("Open of %s failed but changed %s (%d bytes before, %d after); a failed open must leave the files as they were", what, name, len(data), len(after[name]))
+				}
 			}
 		}
+		return got
+	}
+	mustFail := func(what string, got opened) {
+		t.Helper()
 		switch {
-		case line == "":
-			t.Fatalf("Open of %s crashed or hung (%v), want an error wrapping %q:\n%s", c.name, runErr, storage.ErrCorrupt, tail(stderr.String()))
-		case strings.HasPrefix(line, "opened "):
-			t.Fatalf("Open of %s = a store (Range read: %s), want an error wrapping %q", c.name, strings.TrimPrefix(line, "opened "), storage.ErrCorrupt)
-		case !strings.HasPrefix(line, "open-error true "):
-			t.Fatalf("Open of %s = %s, want an error wrapping %q", c.name, strings.TrimPrefix(line, "open-error false "), storage.ErrCorrupt)
+		case got.openErr == "":
+			t.Fatalf("Open of %s = a store (revision %d, %d keys; %s), want an error wrapping %q: a store never starts over data it cannot read", what, got.dump.Revision, len(got.dump.KVs), got.readErr, storage.ErrCorrupt)
+		case !got.corrupt:
+			t.Fatalf("Open of %s = %s, want an error wrapping %q", what, got.openErr, storage.ErrCorrupt)
 		}
-		after := readFiles(t, dir)
-		for name, want := range damaged {
-			if !bytes.Equal(after[name], want) {
-				t.Fatalf("Open of %s changed %s (%d bytes before, %d after); a failed open must leave the file as it was", c.name, name, len(want), len(after[name]))
+	}
+
+	notStore, header := map[string][]byte{}, map[string][]byte{}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for name, data := range files {
+		notStore[name] = bytes.Repeat([]byte("this is not a store\n"), len(data)/20+1)[:len(data)]
+		out := bytes.Clone(data)
+		for i := 0; i < min(len(out), 16<<10); i++ {
+			out[i] = byte(rng.Uint32())
+		}
+		header[name] = out
+	}
+	mustFail("files that are not a store", openDamaged("files that are not a store", notStore))
+	mustFail("a store whose files have a damaged header", openDamaged("a store whose files have a damaged header", header))
+
+	// Every file truncated, one at a time, at several points.
+	for _, name := range names {
+		size := len(files[name])
+		for _, cut := range []int{size - 1, size * 3 / 4, size / 2, size / 4, 1} {
+			if cut < 0 || cut >= size {
+				continue
+			}
+			what := fmt.Sprintf("a store whose %s is cut from %d to %d bytes", name, size, cut)
+			got := openDamaged(what, map[string][]byte{name: files[name][:cut]})
+			switch {
+			case got.openErr != "" && !got.corrupt:
+				t.Fatalf("Open of %s = %s, want an error wrapping %q, or the store as it was at one of its revisions", what, got.openErr, storage.ErrCorrupt)
+			case got.openErr != "":
+				// Refused, and the files are as they were.
+			case got.readErr != "":
+				t.Fatalf("Open of %s = a store, but %s; want an error wrapping %q, or the store as it was at one of its revisions", what, got.readErr, storage.ErrCorrupt)
+			case got.dump.Revision < 0 || got.dump.Revision >= int64(len(states)):
+				t.Fatalf("Open of %s = a store at revision %d, want an error wrapping %q, or the store at one of revisions 0 to %d", what, got.dump.Revision, storage.ErrCorrupt, len(states)-1)
+			default:
+				wantKVs(t, fmt.Sprintf("Open of %s = a store at revision %d; Range(\"\")", what, got.dump.Revision), got.dump.KVs, states[got.dump.Revision].KVs...)
 			}
 		}
 	}
@@ -302,6 +419,7 @@ func (r *runner) badFile(t *suite.T) {
 	if got := rangeAll(t, s, "/registry/configmaps/", 0); len(got.KVs) != keys || got.Revision != keys/perTxn {
 		t.Fatalf("after reopening the undamaged store: Range = %d keys at revision %d, want %d keys at revision %d", len(got.KVs), got.Revision, keys, keys/perTxn)
 	}
+	r.checkDisk(t, s, good)
 }
 
 // readFiles reads every regular file under dir, by path relative to dir.
@@ -337,7 +455,8 @@ func writeFile(t *suite.T, path string, data []byte) {
 }
 
 // 13: a snapshot written to a file restores into an empty store with the
-// same keys, values and revisions.
+// same keys, values and revisions; one taken while writers run is the
+// state at one revision (etcd's snapshot is one bbolt read transaction).
 func (r *runner) snapshot(t *suite.T) {
 	s, _ := r.fresh(t)
 	defer closeStore(t, s)
@@ -378,14 +497,12 @@ func (r *runner) snapshot(t *suite.T) {
 		wantKVs(t, when+": Range(\"\")", got.KVs, before.KVs...)
 	}
 	check(restored, "after Restore")
-	if !r.opts.inMemory {
-		closeStore(t, restored)
-		restored = r.reopen(t, dir)
-		defer closeStore(t, restored)
-		check(restored, "after Restore and reopening the store")
-	}
+	restored, dir = r.cycle(t, restored, dir)
+	defer closeStore(t, restored)
+	check(restored, "after Restore, Close and Open")
 	next := before.Revision + 1
 	wantKV(t, "Put after Restore", put(t, restored, "/registry/pods/default/e", "e1"), kv("/registry/pods/default/e", "e1", next, next, 1))
+	r.checkDisk(t, restored, dir)
 
 	err = s.Restore(ctx, openFile(t, path))
 	wantErr(t, "Restore into a store that has been written", err, storage.ErrNotEmpty)
@@ -401,6 +518,110 @@ func (r *runner) snapshot(t *suite.T) {
 	}
 	wantRevision(t, empty, 0, "a failed Restore leaves the store empty")
 	wantKV(t, "Put after a failed Restore", put(t, empty, "/x", "x"), kv("/x", "x", 1, 1, 1))
+
+	r.busySnapshot(t)
+}
+
+// busySnapshot takes a snapshot while four writers commit pairs of keys,
+// restores it and checks that it is the state at one revision: every
+// pair whole, every revision up to it there, and every write acknowledged
+// at or below it.
+func (r *runner) busySnapshot(t *suite.T) {
+	s, _ := r.fresh(t)
+	defer closeStore(t, s)
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	const writers = 4
+	acks := make(chan ack, 1<<16)
+	done := make(chan error, writers)
+	for g := 0; g < writers; g++ {
+		go func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				v := crashValue(g, i)
+				resp, err := s.Txn(ctx, storage.Txn{Then: []storage.Op{
+					storage.PutOp(crashKey(g, i, "a"), v), storage.PutOp(crashKey(g, i, "b"), v),
+				}})
+				if err != nil {
+					if ctx.Err() != nil {
+						break
+					}
+					done <- fmt.Errorf("Txn(put %q, %q) = %v, want no error", crashKey(g, i, "a"), crashKey(g, i, "b"), err)
+					return
+				}
+				acks <- ack{g, i, resp.Revision}
+			}
+			done <- nil
+		}()
+	}
+	var got []ack
+	waitAcks := func(n int) {
+		t.Helper()
+		for len(got) < n {
+			select {
+			case a := <-acks:
+				got = append(got, a)
+			case err := <-done:
+				t.Fatal(err)
+			case <-t.Context().Done():
+				t.Fatalf("step deadline passed with %d of %d writes acknowledged", len(got), n)
+			}
+		}
+	}
+	waitAcks(20)
+	var snap bytes.Buffer
+	if err := s.Snapshot(t.Context(), &snap); err != nil {
+		t.Fatalf("Snapshot while %d writers run = %v, want no error", writers, err)
+	}
+	waitAcks(len(got) + 20)
+	stop()
+	for g := 0; g < writers; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(acks)
+	for a := range acks {
+		got = append(got, a)
+	}
+
+	restored, dir := r.fresh(t)
+	defer closeStore(t, restored)
+	if err := restored.Restore(t.Context(), bytes.NewReader(snap.Bytes())); err != nil {
+		t.Fatalf("Restore of a snapshot taken while %d writers ran = %v, want no error", writers, err)
+	}
+	restored, dir = r.cycle(t, restored, dir)
+	defer closeStore(t, restored)
+	all := rangeAll(t, restored, "/crash/", 0)
+	when := fmt.Sprintf("after Restore of a snapshot taken while %d writers ran", writers)
+	present := map[string]storage.KeyValue{}
+	revs := map[int64]int{}
+	for _, kv := range all.KVs {
+		present[kv.Key] = kv
+		revs[kv.ModRevision]++
+	}
+	for rev := int64(1); rev <= all.Revision; rev++ {
+		if revs[rev] != 2 {
+			t.Fatalf("%s: the store is at revision %d but %d keys have mod revision %d, want 2 (each revision wrote one pair, and a snapshot holds one revision's state)", when, all.Revision, revs[rev], rev)
+		}
+	}
+	for _, a := range got {
+		for _, half := range []string{"a", "b"} {
+			key := crashKey(a.g, a.i, half)
+			kv, ok := present[key]
+			switch {
+			case a.rev <= all.Revision && !ok:
+				t.Fatalf("%s: Get(%q) = not found, want the write of revision %d, at or below the snapshot's revision %d", when, key, a.rev, all.Revision)
+			case a.rev > all.Revision && ok:
+				t.Fatalf("%s: Range has %q of revision %d, after the snapshot's revision %d", when, key, kv.ModRevision, all.Revision)
+			case ok:
+				wantKV(t, when+": entry", kv, storage.KeyValue{Key: key, Value: crashValue(a.g, a.i), CreateRevision: a.rev, ModRevision: a.rev, Version: 1})
+			}
+		}
+	}
+	if all.Revision < 20 {
+		t.Fatalf("%s: store revision %d, want at least 20: the snapshot was taken after 20 writes were acknowledged", when, all.Revision)
+	}
+	r.checkDisk(t, restored, dir)
 }
 
 func openFile(t *suite.T, path string) io.Reader {
@@ -422,4 +643,62 @@ func restore(t *suite.T, s storage.Store, path string) {
 	if err := s.Restore(t.Context(), f); err != nil {
 		t.Fatalf("Restore(%s) into an empty store = %v, want no error", filepath.Base(path), err)
 	}
+}
+
+// 15: Close is final: every method of a closed store returns ErrClosed
+// (etcd's mvcc answers ErrClosed too), Close again is harmless, and the
+// files are released, so the store opens again with everything in it.
+func (r *runner) closed(t *suite.T) {
+	s, dir := r.fresh(t)
+	defer closeStore(t, s)
+	ctx := t.Context()
+	a := put(t, s, podWeb, "v1")
+	var snap bytes.Buffer
+	if err := s.Snapshot(ctx, &snap); err != nil {
+		t.Fatalf("Snapshot = %v, want no error", err)
+	}
+	w, err := s.Watch(ctx, "", 0)
+	if err != nil {
+		t.Fatalf("Watch(\"\", from 0) = %v, want a watcher", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close() = %v, want nil", err)
+	}
+	waitClosed(t, w, "Close")
+	if err := w.Err(); !errors.Is(err, storage.ErrClosed) {
+		t.Fatalf("Err() of a watch after Close = %v, want %v", err, storage.ErrClosed)
+	}
+	if err := s.Close(); err != nil && !errors.Is(err, storage.ErrClosed) {
+		t.Fatalf("Close() twice = %v, want nil or an error wrapping %q", err, storage.ErrClosed)
+	}
+	for _, c := range []struct {
+		call string
+		do   func() error
+	}{
+		{fmt.Sprintf("Get(%q)", podWeb), func() error { _, err := s.Get(ctx, podWeb); return err }},
+		{"Range(\"\")", func() error { _, err := s.Range(ctx, storage.RangeRequest{}); return err }},
+		{fmt.Sprintf("Put(%q)", podDB), func() error { _, err := s.Put(ctx, podDB, []byte("x")); return err }},
+		{fmt.Sprintf("Delete(%q)", podWeb), func() error { _, _, err := s.Delete(ctx, podWeb); return err }},
+		{fmt.Sprintf("Txn(if %s=1, then get it)", podWeb), func() error {
+			_, err := s.Txn(ctx, storage.Txn{If: []storage.Compare{{Key: podWeb, ModRevision: 1}}, Then: []storage.Op{storage.GetOp(podWeb)}})
+			return err
+		}},
+		{"Watch(\"\", from 1)", func() error { _, err := s.Watch(ctx, "", 1); return err }},
+		{"Compact(1)", func() error { return s.Compact(ctx, 1) }},
+		{"Snapshot", func() error { return s.Snapshot(ctx, io.Discard) }},
+		{"Restore", func() error { return s.Restore(ctx, bytes.NewReader(snap.Bytes())) }},
+	} {
+		wantErr(t, c.call+" after Close", c.do(), storage.ErrClosed)
+	}
+
+	// Close released the files: the store opens again, as it was.
+	s = r.reopen(t, dir)
+	defer closeStore(t, s)
+	got, err := s.Get(ctx, podWeb)
+	if err != nil {
+		t.Fatalf("after Close and Open: Get(%q) = %v, want the key", podWeb, err)
+	}
+	wantKV(t, fmt.Sprintf("after Close and Open: Get(%q)", podWeb), got, a)
+	wantRevision(t, s, 1, "nothing was written after Close")
+	r.checkDisk(t, s, dir)
 }

@@ -17,7 +17,7 @@ const (
 // 01: the global revision starts at 1 and rises by one per write; every
 // key carries its create revision, mod revision and version.
 func (r *runner) putGet(t *suite.T) {
-	s, _ := r.fresh(t)
+	s, dir := r.fresh(t)
 	defer closeStore(t, s)
 	ctx := t.Context()
 
@@ -47,12 +47,24 @@ func (r *runner) putGet(t *suite.T) {
 	_, err = s.Get(ctx, "")
 	wantErr(t, `Get("")`, err, storage.ErrEmptyKey)
 	wantKV(t, fmt.Sprintf("Put(%q) after three writes and rejected calls", podDB), put(t, s, podDB, "v4"), kv(podDB, "v4", 3, 4, 2))
+
+	// Everything is in the directory: a store opened from it knows it.
+	s, dir = r.cycle(t, s, dir)
+	defer closeStore(t, s)
+	got, err = s.Get(ctx, podWeb)
+	if err != nil {
+		t.Fatalf("after Close and Open: Get(%q) = %v, want the key (keep the data in the directory, and load it on Open)", podWeb, err)
+	}
+	wantKV(t, fmt.Sprintf("after Close and Open: Get(%q)", podWeb), got, kv(podWeb, "v2", 1, 2, 2))
+	wantRevision(t, s, 4, "after Close and Open, the store revision is the last write's")
+	wantKV(t, fmt.Sprintf("after Close and Open: Put(%q)", podDB), put(t, s, podDB, "v5"), kv(podDB, "v5", 3, 5, 3))
+	r.checkDisk(t, s, dir)
 }
 
 // 02: a delete is a write too; it leaves a tombstone, so history before
 // it can still be read, and a re-create starts a new life.
 func (r *runner) delete(t *suite.T) {
-	s, _ := r.fresh(t)
+	s, dir := r.fresh(t)
 	defer closeStore(t, s)
 	ctx := t.Context()
 
@@ -77,12 +89,20 @@ func (r *runner) delete(t *suite.T) {
 		t.Fatalf("Get(%q) after it was created again = %v, want the key", podWeb, err)
 	}
 	wantKV(t, fmt.Sprintf("Get(%q) after it was created again", podWeb), got, kv(podWeb, "v3", 4, 4, 1))
+
+	// The tombstone and the history before it are on disk too.
+	s, dir = r.cycle(t, s, dir)
+	defer closeStore(t, s)
+	wantKVs(t, fmt.Sprintf("after Close and Open: Range(%q, revision 2)", podWeb), rangeAll(t, s, podWeb, 2).KVs, kv(podWeb, "v2", 1, 2, 2))
+	wantKVs(t, fmt.Sprintf("after Close and Open: Range(%q, revision 3), after its delete", podWeb), rangeAll(t, s, podWeb, 3).KVs)
+	wantKVs(t, fmt.Sprintf("after Close and Open: Range(%q)", podWeb), rangeAll(t, s, podWeb, 0).KVs, kv(podWeb, "v3", 4, 4, 1))
+	r.checkDisk(t, s, dir)
 }
 
 // 03: range reads keys by prefix in key order, at the current or a past
 // revision, a page at a time.
 func (r *runner) rangePrefix(t *suite.T) {
-	s, _ := r.fresh(t)
+	s, dir := r.fresh(t)
 	defer closeStore(t, s)
 	ctx := t.Context()
 
@@ -99,6 +119,8 @@ func (r *runner) rangePrefix(t *suite.T) {
 	put(t, s, svc, "v1") // 4
 	put(t, s, b, "b1")   // 5
 	put(t, s, a, "a2")   // 6
+	s, dir = r.cycle(t, s, dir)
+	defer closeStore(t, s)
 
 	const ns = "/registry/pods/default/"
 	got := rangeAll(t, s, ns, 0)
@@ -150,11 +172,12 @@ func (r *runner) rangePrefix(t *suite.T) {
 		_, err := s.Range(ctx, bad.req)
 		wantErr(t, bad.name, err, storage.ErrInvalidRange)
 	}
+	r.checkDisk(t, s, dir)
 }
 
 // 04: create is a write guarded by "the key must not exist".
 func (r *runner) create(t *suite.T) {
-	s, _ := r.fresh(t)
+	s, dir := r.fresh(t)
 	defer closeStore(t, s)
 	ctx := t.Context()
 
@@ -163,6 +186,8 @@ func (r *runner) create(t *suite.T) {
 		t.Fatalf("Create(%q) = %v, want no error", podWeb, err)
 	}
 	wantKV(t, fmt.Sprintf("Create(%q)", podWeb), got, kv(podWeb, "v1", 1, 1, 1))
+	s, dir = r.cycle(t, s, dir)
+	defer closeStore(t, s)
 	_, err = storage.Create(ctx, s, podWeb, []byte("v2"))
 	wantErr(t, fmt.Sprintf("Create(%q) of an existing key", podWeb), err, storage.ErrExists)
 	wantRevision(t, s, 1, "a failed create writes nothing")
@@ -180,12 +205,13 @@ func (r *runner) create(t *suite.T) {
 		t.Fatalf("Create(%q) after its delete = %v, want no error", podWeb, err)
 	}
 	wantKV(t, fmt.Sprintf("Create(%q) after its delete", podWeb), got, kv(podWeb, "v3", 3, 3, 1))
+	r.checkDisk(t, s, dir)
 }
 
 // 05: update and delete take the mod revision the caller read; if the key
 // moved since, they fail with a conflict and change nothing.
 func (r *runner) compareAndSwap(t *suite.T) {
-	s, _ := r.fresh(t)
+	s, dir := r.fresh(t)
 	defer closeStore(t, s)
 	ctx := t.Context()
 
@@ -195,6 +221,8 @@ func (r *runner) compareAndSwap(t *suite.T) {
 		t.Fatalf("CompareAndSwap(%q, mod 1) = %v, want no error", podWeb, err)
 	}
 	wantKV(t, fmt.Sprintf("CompareAndSwap(%q, mod 1)", podWeb), got, kv(podWeb, "v2", 1, 2, 2))
+	s, dir = r.cycle(t, s, dir)
+	defer closeStore(t, s)
 
 	_, err = storage.CompareAndSwap(ctx, s, podWeb, []byte("stale"), 1)
 	wantErr(t, fmt.Sprintf("CompareAndSwap(%q, stale mod 1)", podWeb), err, storage.ErrConflict)
@@ -218,79 +246,166 @@ func (r *runner) compareAndSwap(t *suite.T) {
 	_, err = storage.CompareAndSwap(ctx, s, podWeb, []byte("v4"), 2)
 	wantErr(t, fmt.Sprintf("CompareAndSwap(%q, mod 2) of a deleted key", podWeb), err, storage.ErrNotFound)
 	wantRevision(t, s, 3, "a failed compare writes nothing")
+	r.checkDisk(t, s, dir)
 }
 
-// 06: a transaction commits all of its operations as one revision, or
-// none of them.
+// 06: a transaction is etcd's If/Then/Else (etcd api/etcdserverpb
+// TxnRequest, server/etcdserver/txn/txn.go): the compares pick the
+// branch, a failing compare is not an error but Succeeded=false with Else
+// run, and whatever ran commits at one revision or, if it changed
+// nothing, writes nothing (server/storage/mvcc/kvstore_txn.go: a txn
+// without changes does not bump the revision).
 func (r *runner) txn(t *suite.T) {
-	s, _ := r.fresh(t)
+	s, dir := r.fresh(t)
 	defer closeStore(t, s)
 	ctx := t.Context()
 
 	const (
-		a = "/registry/pods/default/a"
-		b = "/registry/pods/default/b"
-		c = "/registry/pods/default/c"
+		a       = "/registry/pods/default/a"
+		b       = "/registry/pods/default/b"
+		c       = "/registry/pods/default/c"
+		d       = "/registry/pods/default/d"
+		e       = "/registry/pods/default/e"
+		missing = "/registry/pods/default/missing"
+		ns      = "/registry/pods/default/"
 	)
-	resp, err := s.Txn(ctx, storage.Txn{Then: []storage.Op{
+	a1, b1, c1 := kv(a, "a1", 1, 1, 1), kv(b, "b1", 1, 1, 1), kv(c, "c1", 1, 1, 1)
+	call := "Txn(then put a, b, c)"
+	resp := runTxn(t, s, call, storage.Txn{Then: []storage.Op{
 		storage.PutOp(a, []byte("a1")), storage.PutOp(b, []byte("b1")), storage.PutOp(c, []byte("c1")),
 	}})
-	if err != nil {
-		t.Fatalf("Txn(put a, b, c) = %v, want no error", err)
-	}
-	if resp.Revision != 1 {
-		t.Fatalf("Txn(put a, b, c) = revision %d, want 1 (one transaction, one revision)", resp.Revision)
-	}
-	want := []storage.Event{
-		putEvent(kv(a, "a1", 1, 1, 1), nil), putEvent(kv(b, "b1", 1, 1, 1), nil), putEvent(kv(c, "c1", 1, 1, 1), nil),
-	}
-	wantTxnEvents(t, "Txn(put a, b, c)", resp.Events, want)
-	wantKVs(t, "Range after Txn(put a, b, c)", rangeAll(t, s, "/registry/pods/default/", 0).KVs, want[0].KV, want[1].KV, want[2].KV)
+	wantTxn(t, call, resp, true, 1, "one transaction, one revision")
+	wantTxnEvents(t, call, resp.Events, []storage.Event{putEvent(a1, nil), putEvent(b1, nil), putEvent(c1, nil)})
+	wantResponses(t, call, resp.Responses, []storage.OpResponse{{KV: &a1}, {KV: &b1}, {KV: &c1}})
+	// Three versions share revision 1: on disk each needs its own entry
+	// (etcd keys them by main and sub revision).
+	s, dir = r.cycle(t, s, dir)
+	defer closeStore(t, s)
+	wantKVs(t, "after Close and Open: Range after "+call, rangeAll(t, s, ns, 0).KVs, a1, b1, c1)
 
-	// A failing compare stops the whole transaction.
-	_, err = s.Txn(ctx, storage.Txn{
+	// A failing compare is not an error: Else runs, and here only reads.
+	call = "Txn(if a=1 and b=7, then put a and delete c, else get a and get missing)"
+	resp = runTxn(t, s, call, storage.Txn{
 		If:   []storage.Compare{{Key: a, ModRevision: 1}, {Key: b, ModRevision: 7}},
 		Then: []storage.Op{storage.PutOp(a, []byte("a2")), storage.DeleteOp(c)},
+		Else: []storage.Op{storage.GetOp(a), storage.GetOp(missing)},
 	})
-	wantErr(t, "Txn(if a=1 and b=7, put a, delete c)", err, storage.ErrConflict)
-	// So does an operation that cannot apply.
-	_, err = s.Txn(ctx, storage.Txn{Then: []storage.Op{storage.PutOp(a, []byte("a2")), storage.DeleteOp("/registry/pods/default/missing")}})
-	wantErr(t, "Txn(put a, delete missing)", err, storage.ErrNotFound)
-	wantRevision(t, s, 1, "failed transactions write nothing")
-	wantKVs(t, "Range after failed transactions", rangeAll(t, s, "/registry/pods/default/", 0).KVs, want[0].KV, want[1].KV, want[2].KV)
+	wantTxn(t, call, resp, false, 1, "it changed nothing, so the store revision stays")
+	wantTxnEvents(t, call, resp.Events, nil)
+	wantResponses(t, call, resp.Responses, []storage.OpResponse{{KV: &a1}, {}})
+	wantRevision(t, s, 1, "a transaction that only read writes nothing")
 
-	resp, err = s.Txn(ctx, storage.Txn{
-		If:   []storage.Compare{{Key: a, ModRevision: 1}, {Key: "/registry/pods/default/d"}},
-		Then: []storage.Op{storage.PutOp(a, []byte("a2")), storage.DeleteOp(b)},
+	// Else may write: it commits like Then would.
+	b2 := kv(b, "b2", 1, 2, 2)
+	call = "Txn(if a=0, then put a, else put b and delete c)"
+	resp = runTxn(t, s, call, storage.Txn{
+		If:   []storage.Compare{{Key: a, ModRevision: 0}},
+		Then: []storage.Op{storage.PutOp(a, []byte("not me"))},
+		Else: []storage.Op{storage.PutOp(b, []byte("b2")), storage.DeleteOp(c)},
 	})
-	if err != nil {
-		t.Fatalf("Txn(if a=1 and d missing, put a, delete b) = %v, want no error", err)
+	wantTxn(t, call, resp, false, 2, "Else wrote, so it is a new revision")
+	wantTxnEvents(t, call, resp.Events, []storage.Event{putEvent(b2, &b1), deleteEvent(c, 2, c1)})
+	wantResponses(t, call, resp.Responses, []storage.OpResponse{{KV: &b2, PrevKV: &b1}, {PrevKV: &c1}})
+	wantKVs(t, "Range after "+call, rangeAll(t, s, ns, 0).KVs, a1, b2)
+
+	// Deleting a key that does not exist succeeds and changes nothing;
+	// so does a transaction with nothing to do.
+	for _, c := range []struct {
+		call      string
+		txn       storage.Txn
+		succeeded bool
+		responses []storage.OpResponse
+	}{
+		{"Txn(then delete missing)", storage.Txn{Then: []storage.Op{storage.DeleteOp(missing)}}, true, []storage.OpResponse{{}}},
+		{"Txn(if a=1, then nothing)", storage.Txn{If: []storage.Compare{{Key: a, ModRevision: 1}}}, true, nil},
+		{"Txn(if a=5, then put a, else nothing)", storage.Txn{If: []storage.Compare{{Key: a, ModRevision: 5}}, Then: []storage.Op{storage.PutOp(a, []byte("no"))}}, false, nil},
+		{"Txn()", storage.Txn{}, true, nil},
+	} {
+		resp := runTxn(t, s, c.call, c.txn)
+		wantTxn(t, c.call, resp, c.succeeded, 2, "a transaction that changes nothing is no new revision")
+		wantTxnEvents(t, c.call, resp.Events, nil)
+		wantResponses(t, c.call, resp.Responses, c.responses)
 	}
-	wantTxnEvents(t, "Txn(if a=1 and d missing, put a, delete b)", resp.Events, []storage.Event{
-		putEvent(kv(a, "a2", 1, 2, 2), ptr(kv(a, "a1", 1, 1, 1))),
-		deleteEvent(b, 2, kv(b, "b1", 1, 1, 1)),
-	})
-	wantKVs(t, "Range after Txn(put a, delete b)", rangeAll(t, s, "/registry/pods/default/", 0).KVs, kv(a, "a2", 1, 2, 2), kv(c, "c1", 1, 1, 1))
+	wantRevision(t, s, 2, "transactions that changed nothing write nothing")
+
+	// Each operation sees the ones before it in its branch; only the
+	// changes are events, and they share one revision.
+	d1, e1 := kv(d, "d1", 3, 3, 1), kv(e, "e1", 3, 3, 1)
+	call = "Txn(then put d, get d, delete a, get a, delete missing, put e)"
+	resp = runTxn(t, s, call, storage.Txn{Then: []storage.Op{
+		storage.PutOp(d, []byte("d1")), storage.GetOp(d), storage.DeleteOp(a), storage.GetOp(a), storage.DeleteOp(missing), storage.PutOp(e, []byte("e1")),
+	}})
+	wantTxn(t, call, resp, true, 3, "one new revision for all its changes")
+	wantTxnEvents(t, call, resp.Events, []storage.Event{putEvent(d1, nil), deleteEvent(a, 3, a1), putEvent(e1, nil)})
+	wantResponses(t, call, resp.Responses, []storage.OpResponse{{KV: &d1}, {KV: &d1}, {PrevKV: &a1}, {}, {}, {KV: &e1}})
+	s, dir = r.cycle(t, s, dir)
+	defer closeStore(t, s)
+	wantKVs(t, "after Close and Open: Range after "+call, rangeAll(t, s, ns, 0).KVs, b2, d1, e1)
+	wantKVs(t, "after Close and Open: Range(revision 2)", rangeAll(t, s, ns, 2).KVs, a1, b2)
 
 	for _, bad := range []struct {
 		name string
 		txn  storage.Txn
 		want error
 	}{
-		{"Txn with no operations", storage.Txn{If: []storage.Compare{{Key: a, ModRevision: 2}}}, storage.ErrInvalidTxn},
-		{"Txn(put a, delete a)", storage.Txn{Then: []storage.Op{storage.PutOp(a, nil), storage.DeleteOp(a)}}, storage.ErrInvalidTxn},
-		{`Txn(put "")`, storage.Txn{Then: []storage.Op{storage.PutOp("", nil)}}, storage.ErrEmptyKey},
+		{"Txn(then put b, delete b)", storage.Txn{Then: []storage.Op{storage.PutOp(b, nil), storage.DeleteOp(b)}}, storage.ErrInvalidTxn},
+		{"Txn(if b=0, then nothing, else put b, put b)", storage.Txn{If: []storage.Compare{{Key: b}}, Else: []storage.Op{storage.PutOp(b, nil), storage.PutOp(b, nil)}}, storage.ErrInvalidTxn},
+		{`Txn(then put "")`, storage.Txn{Then: []storage.Op{storage.PutOp("", nil)}}, storage.ErrEmptyKey},
+		{`Txn(if ""=1, then put b)`, storage.Txn{If: []storage.Compare{{ModRevision: 1}}, Then: []storage.Op{storage.PutOp(b, nil)}}, storage.ErrEmptyKey},
+		{"Txn(then operation 99 on b)", storage.Txn{Then: []storage.Op{{Type: 99, Key: b}}}, storage.ErrInvalidTxn},
 	} {
 		_, err := s.Txn(ctx, bad.txn)
 		wantErr(t, bad.name, err, bad.want)
 	}
-	wantRevision(t, s, 2, "rejected transactions write nothing")
+	wantRevision(t, s, 3, "rejected transactions write nothing")
+	// Reading a key the branch also writes is allowed.
+	b3 := kv(b, "b3", 1, 4, 3)
+	call = "Txn(then get b, put b)"
+	resp = runTxn(t, s, call, storage.Txn{Then: []storage.Op{storage.GetOp(b), storage.PutOp(b, []byte("b3"))}})
+	wantTxn(t, call, resp, true, 4, "it wrote")
+	wantResponses(t, call, resp.Responses, []storage.OpResponse{{KV: &b2}, {KV: &b3, PrevKV: &b2}})
+	r.checkDisk(t, s, dir)
+}
+
+func runTxn(t *suite.T, s storage.Store, call string, txn storage.Txn) storage.TxnResponse {
+	t.Helper()
+	resp, err := s.Txn(t.Context(), txn)
+	if err != nil {
+		t.Fatalf("%s = %v, want no error (a failing compare is not an error: Else runs)", call, err)
+	}
+	return resp
+}
+
+func wantTxn(t *suite.T, call string, resp storage.TxnResponse, succeeded bool, rev int64, why string) {
+	t.Helper()
+	if resp.Succeeded != succeeded {
+		t.Fatalf("%s = Succeeded %v, want %v (Succeeded says whether every compare held, and so whether Then or Else ran)", call, resp.Succeeded, succeeded)
+	}
+	if resp.Revision != rev {
+		t.Fatalf("%s = revision %d, want %d (%s)", call, resp.Revision, rev, why)
+	}
+}
+
+func opResponseString(r storage.OpResponse) string {
+	return fmt.Sprintf("{kv=%s prev=%s}", kvPtrString(r.KV), kvPtrString(r.PrevKV))
+}
+
+func wantResponses(t *suite.T, call string, got, want []storage.OpResponse) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s = %d responses, want %d (one per operation of the branch that ran)", call, len(got), len(want))
+	}
+	for i := range want {
+		if !samePtrKV(got[i].KV, want[i].KV) || !samePtrKV(got[i].PrevKV, want[i].PrevKV) {
+			t.Fatalf("%s: response %d = %s, want %s", call, i+1, opResponseString(got[i]), opResponseString(want[i]))
+		}
+	}
 }
 
 func wantTxnEvents(t *suite.T, call string, got, want []storage.Event) {
 	t.Helper()
 	if len(got) != len(want) {
-		t.Fatalf("%s = %d events, want %d (one per operation)", call, len(got), len(want))
+		t.Fatalf("%s = %d events, want %d (one per change: puts, and deletes of keys that exist)", call, len(got), len(want))
 	}
 	for i := range want {
 		if !sameEvent(got[i], want[i]) {
@@ -301,8 +416,10 @@ func wantTxnEvents(t *suite.T, call string, got, want []storage.Event) {
 
 // 14: many clients racing to increment one counter by compare-and-swap
 // lose no update: every increment that succeeded is in the final value.
+// Then many writers at once (what group commit serves): every write that
+// was acknowledged is on disk, each at its own revision.
 func (r *runner) concurrentCAS(t *suite.T) {
-	s, _ := r.fresh(t)
+	s, dir := r.fresh(t)
 	defer closeStore(t, s)
 	const (
 		key        = "/registry/counters/hits"
@@ -339,6 +456,52 @@ func (r *runner) concurrentCAS(t *suite.T) {
 		t.Fatalf("Get(%q) = %s after %d goroutines each added %d, want value %s at mod revision %d (a lost update, or a failed compare that still wrote)",
 			key, kvString(got), goroutines, each, want, start+goroutines*each)
 	}
+
+	const writers, puts = 16, 20
+	acked := make(chan storage.KeyValue, writers*puts)
+	for g := 0; g < writers; g++ {
+		go func() {
+			for i := 0; i < puts; i++ {
+				k := fmt.Sprintf("/registry/events/default/w%02d-%03d", g, i)
+				got, err := s.Put(t.Context(), k, []byte(k))
+				if err != nil {
+					errs <- fmt.Errorf("Put(%q) from one of %d concurrent writers = %v, want no error", k, writers, err)
+					return
+				}
+				acked <- got
+			}
+			errs <- nil
+		}()
+	}
+	for g := 0; g < writers; g++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(acked)
+	last := got.ModRevision
+	writes := map[string]storage.KeyValue{}
+	for kv := range acked {
+		if seen[kv.ModRevision] {
+			t.Fatalf("Put(%q) from one of %d concurrent writers = revision %d, which another write returned too", kv.Key, writers, kv.ModRevision)
+		}
+		seen[kv.ModRevision] = true
+		writes[kv.Key] = kv
+		last = max(last, kv.ModRevision)
+	}
+	if want := got.ModRevision + writers*puts; last != want {
+		t.Fatalf("%d concurrent Puts after revision %d returned revisions up to %d, want up to %d (one revision each, no holes)", writers*puts, got.ModRevision, last, want)
+	}
+	s, dir = r.cycle(t, s, dir)
+	defer closeStore(t, s)
+	all := rangeAll(t, s, "/registry/events/", 0)
+	if len(all.KVs) != len(writes) || all.Revision != last {
+		t.Fatalf("after Close and Open: Range(\"/registry/events/\") = %d keys at revision %d, want all %d acknowledged writes at revision %d", len(all.KVs), all.Revision, len(writes), last)
+	}
+	for _, kv := range all.KVs {
+		wantKV(t, "after Close and Open: Range(\"/registry/events/\") entry", kv, writes[kv.Key])
+	}
+	r.checkDisk(t, s, dir)
 }
 
 // increment adds 1 to the counter key n times, retrying on conflicts.

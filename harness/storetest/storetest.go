@@ -4,11 +4,17 @@
 // Run takes a constructor that opens a store in a directory, as
 // testing/fstest.TestFS takes a file system, and runs one subtest per step
 // of the course manifest, each with a fresh store in a fresh directory and
-// a deadline. The steps that need a real file (surviving a crash, refusing
-// a damaged file) start a child process: they re-run the test binary with
-// -test.run=^<top-level test>$ and an environment variable that turns Run
-// into that child, so Run must be called directly from the top-level test
-// (TestStore), as the exercise's one-line test file does.
+// a deadline.
+//
+// Every step needs the data to be in the directory: each one closes its
+// store and checks what a separate process reads from the directory
+// (checkDisk), and most also reopen a copy of the directory in the middle
+// (cycle). A store that keeps its data in memory earns nothing.
+//
+// Child processes re-run the test binary with -test.run=^<top-level
+// test>$ and an environment variable that turns Run into the child, so
+// Run must be called directly from the top-level test (TestStore), as the
+// exercise's one-line test file does.
 package storetest
 
 import (
@@ -17,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,17 +35,6 @@ import (
 // Opener opens the store kept in dir, creating it when dir is empty.
 type Opener func(dir string) (storage.Store, error)
 
-// Option changes how Run tests a store.
-type Option func(*options)
-
-type options struct {
-	inMemory bool
-}
-
-// InMemory says the store keeps nothing on disk (storage.NewMemory): the
-// steps about files and crashes are skipped with that reason.
-func InMemory() Option { return func(o *options) { o.inMemory = true } }
-
 // Environment variables that turn the test binary into a child of a step.
 const (
 	crashEnv = "KUBEKATA_STORETEST_CRASH_DIR"
@@ -46,19 +42,15 @@ const (
 )
 
 // Run runs the store conformance suite against the stores open returns.
-func Run(t *testing.T, open Opener, opts ...Option) {
+func Run(t *testing.T, open Opener) {
 	t.Helper()
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
 	if dir := os.Getenv(crashEnv); dir != "" {
 		crashChild(open, dir) // never returns
 	}
 	if dir := os.Getenv(openEnv); dir != "" {
 		openChild(open, dir) // never returns
 	}
-	r := &runner{open: open, opts: o}
+	r := &runner{open: open}
 	suite.Run(t, "03-store", []suite.Step{
 		{ID: "01-put-get", Run: r.putGet},
 		{ID: "02-delete", Run: r.delete},
@@ -74,12 +66,12 @@ func Run(t *testing.T, open Opener, opts ...Option) {
 		{ID: "12-bad-file", Timeout: 30 * time.Second, Run: r.badFile},
 		{ID: "13-snapshot", Timeout: 20 * time.Second, Run: r.snapshot},
 		{ID: "14-concurrent-cas", Timeout: 60 * time.Second, Run: r.concurrentCAS},
+		{ID: "15-close", Run: r.closed},
 	})
 }
 
 type runner struct {
 	open Opener
-	opts options
 }
 
 // fresh opens a new store in a new directory; the caller defers
@@ -100,6 +92,22 @@ func (r *runner) reopen(t *suite.T, dir string) storage.Store {
 		t.Fatalf("Open(%q) returned a nil store and no error", dir)
 	}
 	return s
+}
+
+// cycle closes s, copies its directory to a new one and opens the copy:
+// what the store knows after that, it read from its files. (A copy, so
+// that a store kept in memory under the directory's name is not found
+// again.) The caller defers closeStore of the store it gets.
+func (r *runner) cycle(t *suite.T, s storage.Store, dir string) (storage.Store, string) {
+	t.Helper()
+	if err := s.Close(); err != nil && !errors.Is(err, storage.ErrClosed) {
+		t.Fatalf("Close() = %v, want nil", err)
+	}
+	copyDir := t.TempDir()
+	for name, data := range readFiles(t, dir) {
+		writeFile(t, filepath.Join(copyDir, name), data)
+	}
+	return r.reopen(t, copyDir), copyDir
 }
 
 // closeStore closes s at the end of a step; it runs in the step's own

@@ -160,7 +160,7 @@ func (s *Store) commit(batch []*request) {
 			return readValue(tx, r)
 		}
 		for i, req := range batch {
-			resp, err, ioErr := s.apply(kvb, *req.txn, rev+1, current, value, func(key string, r rec, v []byte) {
+			resp, ioErr := s.apply(kvb, *req.txn, rev+1, current, value, func(key string, r rec, v []byte) {
 				overlay[key] = r
 				if values[r.rev] == nil {
 					values[r.rev] = map[int32][]byte{}
@@ -171,14 +171,14 @@ func (s *Store) commit(batch []*request) {
 			if ioErr != nil {
 				return ioErr // abort the whole bbolt transaction
 			}
-			results[i] = result{resp: resp, err: err}
-			if err == nil {
+			results[i] = result{resp: resp}
+			if len(resp.Events) > 0 {
 				rev++
 				events = append(events, resp.Events...)
 			}
 		}
 		if rev == s.rev {
-			return errNothingToWrite // roll back: no commit, no fsync
+			return errNothingToWrite // nothing changed: no commit, no fsync
 		}
 		// The store revision is not written separately: it is the
 		// revision of the newest entry (see readIndex), so a commit
@@ -209,41 +209,55 @@ func (s *Store) commit(batch []*request) {
 	}
 }
 
-// apply checks and writes one transaction at revision rev inside a bbolt
-// transaction; record tells the batch about every version it writes. err
-// is a failed check (nothing written); ioErr a failure of bbolt itself,
-// which must abort the whole batch.
+// apply runs one transaction at revision rev inside a bbolt transaction:
+// its compares pick the branch, whose operations run in order, each
+// seeing the ones before it through current; record tells the batch
+// about every version it writes. A transaction that changes nothing
+// answers with the revision before rev. ioErr is a failure of bbolt
+// itself, which must abort the whole batch.
 func (s *Store) apply(kvb *bolt.Bucket, txn storage.Txn, rev int64,
 	current func(string) (rec, bool), value func(rec) ([]byte, error),
-	record func(string, rec, []byte)) (resp storage.TxnResponse, err, ioErr error) {
+	record func(string, rec, []byte)) (resp storage.TxnResponse, ioErr error) {
+	resp.Succeeded = true
 	for _, c := range txn.If {
-		r, ok := current(c.Key)
 		var got int64
-		if ok {
+		if r, ok := current(c.Key); ok {
 			got = r.rev
 		}
 		if got != c.ModRevision {
-			return resp, storage.CompareFailed(c.Key, c.ModRevision, got), nil
+			resp.Succeeded = false
+			break
 		}
 	}
-	for _, op := range txn.Then {
-		if _, ok := current(op.Key); op.Type == storage.OpDelete && !ok {
-			return resp, fmt.Errorf("%w: delete of %q", storage.ErrNotFound, op.Key), nil
-		}
+	ops := txn.Then
+	if !resp.Succeeded {
+		ops = txn.Else
 	}
-	resp = storage.TxnResponse{Revision: rev, Events: make([]storage.Event, 0, len(txn.Then))}
-	for i, op := range txn.Then {
+	resp.Responses = make([]storage.OpResponse, 0, len(ops))
+	var sub int32 // the position of a change in its revision
+	for _, op := range ops {
 		prev, existed := current(op.Key)
 		var prevKV *storage.KeyValue
 		if existed {
 			v, err := value(prev)
 			if err != nil {
-				return resp, nil, err
+				return resp, err
 			}
 			kv := toKV(op.Key, prev, v)
 			prevKV = &kv
 		}
-		r := rec{rev: rev, sub: int32(i), create: rev, version: 1}
+		switch op.Type {
+		case storage.OpGet:
+			resp.Responses = append(resp.Responses, storage.OpResponse{KV: prevKV})
+			continue
+		case storage.OpDelete:
+			if !existed {
+				// Deleting nothing writes nothing (etcd: Deleted=0).
+				resp.Responses = append(resp.Responses, storage.OpResponse{})
+				continue
+			}
+		}
+		r := rec{rev: rev, sub: sub, create: rev, version: 1}
 		e := entry{key: op.Key}
 		var ev storage.Event
 		if op.Type == storage.OpPut {
@@ -256,50 +270,31 @@ func (s *Store) apply(kvb *bolt.Bucket, txn storage.Txn, rev int64,
 				e.value = []byte{}
 			}
 			ev = storage.Event{Type: storage.EventPut, KV: toKV(op.Key, r, e.value), PrevKV: prevKV}
+			kv := ev.KV
+			resp.Responses = append(resp.Responses, storage.OpResponse{KV: &kv, PrevKV: prevKV})
 		} else {
-			r = rec{rev: rev, sub: int32(i), tomb: true}
+			r = rec{rev: rev, sub: sub, tomb: true}
 			e.tomb = true
 			ev = storage.Event{Type: storage.EventDelete, KV: storage.KeyValue{Key: op.Key, ModRevision: rev}, PrevKV: prevKV}
+			resp.Responses = append(resp.Responses, storage.OpResponse{PrevKV: prevKV})
 		}
-		if err := kvb.Put(revKey(rev, int32(i)), encodeEntry(e)); err != nil {
-			return resp, nil, err
+		if err := kvb.Put(revKey(rev, sub), encodeEntry(e)); err != nil {
+			return resp, err
 		}
+		sub++
 		record(op.Key, r, e.value)
 		resp.Events = append(resp.Events, ev)
 	}
-	return resp, nil, nil
-}
-
-func validateTxn(txn storage.Txn) error {
-	if len(txn.Then) == 0 {
-		return fmt.Errorf("%w: no operations", storage.ErrInvalidTxn)
+	resp.Revision = rev
+	if len(resp.Events) == 0 {
+		resp.Revision = rev - 1
 	}
-	for _, c := range txn.If {
-		if c.Key == "" {
-			return fmt.Errorf("%w: compare of an empty key", storage.ErrEmptyKey)
-		}
-		if c.ModRevision < 0 {
-			return fmt.Errorf("%w: compare of %q with negative mod_revision %d", storage.ErrInvalidTxn, c.Key, c.ModRevision)
-		}
-	}
-	seen := make(map[string]bool, len(txn.Then))
-	for _, op := range txn.Then {
-		switch {
-		case op.Key == "":
-			return fmt.Errorf("%w: %v of an empty key", storage.ErrEmptyKey, op.Type)
-		case op.Type != storage.OpPut && op.Type != storage.OpDelete:
-			return fmt.Errorf("%w: unknown operation %d on %q", storage.ErrInvalidTxn, op.Type, op.Key)
-		case seen[op.Key]:
-			return fmt.Errorf("%w: key %q appears twice", storage.ErrInvalidTxn, op.Key)
-		}
-		seen[op.Key] = true
-	}
-	return nil
+	return resp, nil
 }
 
 // Txn commits txn atomically, durably, as one revision.
 func (s *Store) Txn(ctx context.Context, txn storage.Txn) (storage.TxnResponse, error) {
-	if err := validateTxn(txn); err != nil {
+	if err := storage.ValidateTxn(txn); err != nil {
 		return storage.TxnResponse{}, err
 	}
 	return s.do(ctx, &request{txn: &txn})
@@ -319,6 +314,9 @@ func (s *Store) Delete(ctx context.Context, key string) (storage.KeyValue, int64
 	r, err := s.Txn(ctx, storage.Txn{Then: []storage.Op{storage.DeleteOp(key)}})
 	if err != nil {
 		return storage.KeyValue{}, 0, err
+	}
+	if len(r.Events) == 0 {
+		return storage.KeyValue{}, 0, fmt.Errorf("%w: delete of %q", storage.ErrNotFound, key)
 	}
 	return *r.Events[0].PrevKV, r.Revision, nil
 }
