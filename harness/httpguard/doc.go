@@ -14,8 +14,12 @@
 //     NegotiateInputSerializer, and errors.go,
 //     NewUnsupportedMediaTypeError); CheckBody does the same for the
 //     kata's media types. Upstream reads a body without a Content-Type as
-//     JSON, which a page can send (fetch with an untyped Blob): the kata
-//     refuses it, because it has no authentication to stop such a page.
+//     JSON, and real clients rely on it (client-go's scale client sends
+//     its PUT without one: kubectl scale --current-replicas). A page can
+//     send such a body too (fetch with an untyped Blob), but a browser
+//     marks it with Origin and Sec-Fetch-Site headers, which no API client
+//     sends: a body without a Content-Type is read as JSON unless it
+//     carries them, and then it is refused.
 //   - DNS rebinding: a page on attacker.example re-resolves its own name
 //     to 127.0.0.1 and then talks to the apiserver as a same-origin site.
 //     Its requests still carry Host: attacker.example, so CheckHost

@@ -38,13 +38,18 @@ func UnsupportedMediaType(accepted []string) *api.Status {
 
 // CheckBody returns the media type of r's body (without parameters), or
 // the 415 Status when it is not one of accepted. A request whose body is
-// empty has nothing to check and gets "". A body without a Content-Type is
-// refused (see the package comment).
+// empty has nothing to check and gets "". A body without a Content-Type
+// is the first accepted type, as upstream reads it, unless a browser sent
+// it (see the package comment).
 func CheckBody(r *http.Request, accepted []string) (string, *api.Status) {
 	if r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody {
 		return "", nil
 	}
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	ct := r.Header.Get("Content-Type")
+	if ct == "" && len(accepted) > 0 && !fromBrowser(r) {
+		return accepted[0], nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
 		return "", UnsupportedMediaType(accepted)
 	}
@@ -54,6 +59,13 @@ func CheckBody(r *http.Request, accepted []string) (string, *api.Status) {
 		}
 	}
 	return "", UnsupportedMediaType(accepted)
+}
+
+// fromBrowser says a web browser sent r: browsers, and only they, add
+// Origin to every request whose method is not GET or HEAD, and
+// Sec-Fetch-Site to every request (the Fetch standard).
+func fromBrowser(r *http.Request) bool {
+	return r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") != ""
 }
 
 // CheckHost returns nil when r's Host names this server: a loopback name

@@ -99,7 +99,9 @@ func TestBody(t *testing.T) {
 		{http.MethodPost, "application/x-www-form-urlencoded", pod, http.StatusUnsupportedMediaType, "application/json, application/yaml"},
 		{http.MethodPost, "multipart/form-data; boundary=x", pod, http.StatusUnsupportedMediaType, "application/json, application/yaml"},
 		{http.MethodPost, "application/xml", "<pod/>", http.StatusUnsupportedMediaType, "application/json, application/yaml"},
-		{http.MethodPost, "", pod, http.StatusUnsupportedMediaType, "application/json, application/yaml"},
+		{http.MethodPost, "", pod, http.StatusOK, ""}, // read as JSON, as upstream does
+		{http.MethodPut, "", pod, http.StatusOK, ""},
+		{http.MethodPatch, "", `{}`, http.StatusOK, ""}, // the handler decides: no patch type
 		{http.MethodPut, "text/plain", pod, http.StatusUnsupportedMediaType, "application/json, application/yaml"},
 		{http.MethodDelete, "text/plain", `{}`, http.StatusUnsupportedMediaType, "application/json, application/yaml"},
 		{http.MethodDelete, "", "", http.StatusOK, ""}, // no body, nothing to check
@@ -131,6 +133,21 @@ func TestBody(t *testing.T) {
 		want := "the body of the request was in an unknown format - accepted media types include: " + tt.accepted
 		if st.Reason != api.StatusReasonUnsupportedMediaType || st.Code != 415 || st.Message != want {
 			t.Errorf("%s with Content-Type %q: Status = reason %q code %d message %q, want UnsupportedMediaType 415 %q", tt.method, tt.ct, st.Reason, st.Code, st.Message, want)
+		}
+	}
+}
+
+// TestBrowserWithoutContentType: a page's fetch with an untyped body
+// sends no Content-Type, but Origin and Sec-Fetch-Site.
+func TestBrowserWithoutContentType(t *testing.T) {
+	for _, hdr := range [][2]string{{"Origin", "https://attacker.example"}, {"Sec-Fetch-Site", "cross-site"}} {
+		rec := &recorder{}
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:6443/api/v1/namespaces/default/pods", strings.NewReader(`{"kind":"Pod"}`))
+		req.Header.Set(hdr[0], hdr[1])
+		w := httptest.NewRecorder()
+		Wrap(rec).ServeHTTP(w, req)
+		if w.Code != http.StatusUnsupportedMediaType || rec.calls != 0 {
+			t.Errorf("POST without Content-Type, with %s: %s = %d (handler called %d times), want 415 and the handler not called", hdr[0], hdr[1], w.Code, rec.calls)
 		}
 	}
 }

@@ -120,7 +120,9 @@ spec:
 	run(false, "replicaset.apps/web-1 scaled", "scale", "rs", "web-1", "--replicas=0")
 	run(false, "0", "get", "rs", "web-1", "-o", "jsonpath={.spec.replicas}")
 	run(false, "deployment.apps/web scaled", "scale", "deployment", "web", "--current-replicas=3", "--replicas=2")
-	run(true, "expected 5", "scale", "deployment", "web", "--current-replicas=5", "--replicas=1")
+	run(true, "Expected replicas to be 5, was 2", "scale", "deployment", "web", "--current-replicas=5", "--replicas=1")
+	run(true, "Expected resource version to be 1", "scale", "deployment", "web", "--resource-version=1", "--replicas=4")
+	run(false, "2", "get", "deploy", "web", "-o", "jsonpath={.spec.replicas}")
 
 	// get -w prints the server's columns for each event.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
