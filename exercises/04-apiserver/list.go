@@ -1,7 +1,10 @@
 package apiserver
 
 import (
+	"context"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -16,7 +19,7 @@ import (
 // selectors are a list's or a watch's label and field selectors.
 type selectors struct {
 	labels client.Selector
-	fields client.Selector
+	fields client.FieldSelector
 }
 
 // empty says the selectors select everything.
@@ -111,14 +114,92 @@ func decodeContinue(s, prefix string) (continueToken, error) {
 	panic("not implemented: decodeContinue")
 }
 
+// validateListOptions is upstream's ValidateListOptions
+// (k8s.io/apimachinery/pkg/apis/meta/internalversion/validation): which
+// resourceVersionMatch and sendInitialEvents a list, or a watch, may
+// carry. The handler answers its errors with a 422 on ListOptions
+// (k8s.io/apiserver/pkg/endpoints/handlers/get.go).
+func validateListOptions(q url.Values, watch bool) *api.Status {
+	match, rv := q.Get("resourceVersionMatch"), q.Get("resourceVersion")
+	_, initial := q["sendInitialEvents"]
+	forbidden := func(field, detail string) fieldError {
+		return fieldError{api.CauseTypeFieldValueForbidden, field, "Forbidden: " + detail}
+	}
+	var errs []fieldError
+	if watch {
+		if initial && match != "NotOlderThan" {
+			errs = append(errs, forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+		}
+		if match != "" {
+			if !initial {
+				errs = append(errs, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+			}
+			if match != "NotOlderThan" {
+				errs = append(errs, fieldError{api.CauseTypeFieldValueNotSupported, "resourceVersionMatch", fmt.Sprintf("Unsupported value: %q: supported values: \"NotOlderThan\"", match)})
+			}
+		}
+	} else {
+		if match != "" {
+			if rv == "" {
+				errs = append(errs, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+			}
+			if q.Get("continue") != "" {
+				errs = append(errs, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+			}
+			if match != "Exact" && match != "NotOlderThan" {
+				errs = append(errs, fieldError{api.CauseTypeFieldValueNotSupported, "resourceVersionMatch", fmt.Sprintf("Unsupported value: %q: supported values: \"Exact\", \"NotOlderThan\", \"\"", match)})
+			}
+			if match == "Exact" && rv == "0" {
+				errs = append(errs, forbidden("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
+			}
+		}
+		if initial {
+			errs = append(errs, forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return invalid(api.Kind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", errs)
+}
+
+// listRevision is the revision a list's first page is read at, from its
+// resourceVersion and resourceVersionMatch (0: the store's current one).
+// Unset or "0": the latest. Exact: that revision, so a client can read
+// the past that compaction has kept. Any other (NotOlderThan): the
+// latest, which is never older; a revision the store has not reached is
+// a 504 either way (k8s.io/apiserver/pkg/storage/etcd3/store.go,
+// validateMinimumResourceVersion).
+func (s *server) listRevision(ctx context.Context, q url.Values) (int64, *api.Status) {
+	v := q.Get("resourceVersion")
+	if v == "" || v == "0" {
+		return 0, nil
+	}
+	rv, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || rv < 0 {
+		return 0, badRequest(fmt.Sprintf("invalid resource version: %q: it must be a non-negative integer", v))
+	}
+	cur, err := storage.CurrentRevision(ctx, s.store)
+	if err != nil {
+		return 0, storeError(api.Kind{}, "", err)
+	}
+	if rv > cur {
+		return 0, resourceVersionTooLarge(rv, cur)
+	}
+	if q.Get("resourceVersionMatch") == "Exact" {
+		return rv, nil
+	}
+	return 0, nil
+}
+
 // listItems reads the selected objects, one page if limit > 0.
 func (s *server) listItems(r *http.Request, req request, sel selectors) (kvs []storage.KeyValue, rev int64, cont string, st *api.Status) {
-	// TODO: read the objects under the kind's prefix that match sel, one full page of at most limit matching items with a continue token when there are more, all at one revision; a token at a revision the store has not reached is s.tooLargeResourceVersion.
+	// TODO: read the objects under the kind's prefix that match sel, at the revision s.listRevision gives (or the continue token's), one full page of at most limit matching items with a continue token when there are more, all at one revision; a revision the store has not reached is s.tooLargeResourceVersion, a compacted one a 410.
 	panic("not implemented: listItems")
 }
 
 // list serves GET on a collection without watch.
 func (s *server) list(w http.ResponseWriter, r *http.Request, req request) {
-	// TODO: answer a list: {kind: <Kind>List, apiVersion, metadata: {resourceVersion, continue}, items}, or a Table when the client asks for one.
+	// TODO: check the query with validateListOptions, then answer a list: {kind: <Kind>List, apiVersion, metadata: {resourceVersion, continue}, items}, or a Table when the client asks for one.
 	panic("not implemented: list")
 }

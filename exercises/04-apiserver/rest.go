@@ -30,9 +30,9 @@ import (
 // configured to, and does not resend a protobuf body as JSON after a 415,
 // so that request fails with the 415 Status (only its CBOR encoding falls
 // back to JSON after a 415, in k8s.io/client-go/rest/client.go; kubectl
-// sends JSON). A body without a Content-Type, which upstream reads as
-// JSON, is refused as well: a web page can send one cross-site (see
-// harness/httpguard).
+// sends JSON). A body without a Content-Type is read as JSON, as
+// upstream does (client-go's scale client sends one), unless a web
+// browser sent it (see harness/httpguard).
 func readBody(r *http.Request) ([]byte, *api.Status) {
 	accepted := httpguard.BodyTypes
 	if r.Method == http.MethodPatch {
@@ -178,7 +178,7 @@ func randomSuffix() string {
 // uid, creationTimestamp, resourceVersion and generation; call
 // prepareStatusOnCreate so that a client cannot invent a status.
 func (s *server) create(w http.ResponseWriter, r *http.Request, req request) {
-	// TODO: decode the body, fill in what only the server decides, validate, store it under a new key and answer 201 with the stored object.
+	// TODO: decode the body, fill in what only the server decides, validate, refuse a resourceVersion the client set (resourceVersionOnCreate), store it under a new key and answer 201 with the stored object.
 	panic("not implemented: create")
 }
 
@@ -245,7 +245,7 @@ func mergeStatus(kind api.Kind, old, obj api.Object) api.Object {
 // delete serves DELETE on an object, with DeleteOptions in the body and
 // gracePeriodSeconds or propagationPolicy in the query.
 func (s *server) delete(w http.ResponseWriter, r *http.Request, req request) {
-	// TODO: delete the object named by req, honouring the DeleteOptions' preconditions, its finalizers and a pod's grace period.
+	// TODO: delete the object named by req, honouring the DeleteOptions' preconditions (preconditionFailed), its finalizers and a pod's grace period.
 	panic("not implemented: delete")
 }
 

@@ -62,6 +62,24 @@ func conflict(kind api.Kind, name, why string) *api.Status {
 	panic("not implemented: conflict")
 }
 
+// preconditionFailed is upstream's 409 for a delete whose preconditions
+// do not hold (k8s.io/apiserver/pkg/registry/rest/delete.go,
+// BeforeDelete), or nil when they do. Upstream names the kind, not the
+// resource, in this message.
+func preconditionFailed(kind api.Kind, m *api.ObjectMeta, pc *api.Preconditions) *api.Status {
+	// TODO: return nil when pc's uid and resourceVersion (each only if set) match m's, else upstream's 409 Conflict whose message says which one does not match; build it with conflict, naming the kind (Pod) where conflict usually names the resource.
+	panic("not implemented: preconditionFailed")
+}
+
+// resourceVersionOnCreate is upstream's answer to a create that carries a
+// resourceVersion: the etcd3 store refuses it with
+// storage.ErrResourceVersionSetOnCreate, an error that is not a Status,
+// which the handler turns into a 500 with no reason
+// (k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/status.go).
+func resourceVersionOnCreate() *api.Status {
+	return status(http.StatusInternalServerError, "", "resourceVersion should not be set on objects to be created", nil)
+}
+
 // badRequest is the 400 for a request the client got wrong.
 func badRequest(msg string) *api.Status {
 	// TODO: return a 400 BadRequest Status carrying msg.
@@ -128,7 +146,7 @@ type fieldError struct {
 // invalid is the 422 for an object that failed validation: `Pod "x" is
 // invalid: metadata.name: Invalid value: ...`, one cause per field.
 func invalid(kind api.Kind, name string, errs []fieldError) *api.Status {
-	// TODO: return the 422 Invalid Status for errs: one details.causes entry per field, and a message that names the kind, the name and every bad field.
+	// TODO: return the 422 Invalid Status for errs: one details.causes entry per field, and a message that names the kind (qualified by its group: Deployment.apps), the name and every bad field.
 	panic("not implemented: invalid")
 }
 

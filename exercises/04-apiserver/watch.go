@@ -62,7 +62,7 @@ func writeEvent(w http.ResponseWriter, typ api.WatchEventType, obj []byte) bool 
 // under the kind's prefix, after resourceVersion. Without one, the current
 // objects come first as ADDED events, so that a client needs no list.
 func (s *server) watch(w http.ResponseWriter, r *http.Request, req request) {
-	// TODO: stream the kind's changes after resourceVersion as watch events (the current objects first, a page at a time, when there is none) until the client goes away; a resourceVersion beyond the store's is one ERROR event with a 504 Status, compacted history one with a 410 Status, and BOOKMARK events come when the client allows them.
+	// TODO: check the query with validateListOptions(q, true), then stream the kind's changes after resourceVersion as watch events (the current objects first, a page at a time, when there is none) until the client goes away; a resourceVersion beyond the store's is one ERROR event with a 504 Status, compacted history one with a 410 Status, and BOOKMARK events come when the client allows them.
 	panic("not implemented: watch")
 }
 

@@ -192,6 +192,18 @@ func serverFields(e *env) {
 		t.Fatalf("%s (a second pod): metadata.resourceVersion = %d, want %d (the store's mod_revision)", call, got, want)
 	}
 
+	// A create that carries a resourceVersion is refused by upstream's
+	// etcd3 store (storage.ErrResourceVersionSetOnCreate in
+	// k8s.io/apiserver/pkg/storage/errors.go), an error the handler
+	// answers with a 500 without a reason
+	// (endpoints/handlers/responsewriters/status.go, ErrorToAPIStatus).
+	versioned := newPod("versioned", nil)
+	versioned.ResourceVersion = created.ResourceVersion
+	r := e.request(http.MethodPost, podsPath, versioned)
+	e.expectStatus(r, http.StatusInternalServerError, "", "resourceVersion should not be set on objects to be created")
+	r = e.request(http.MethodGet, podsPath+"/versioned", nil)
+	e.expectStatus(r, http.StatusNotFound, api.StatusReasonNotFound, `pods "versioned" not found`)
+
 	g := newPod("", nil)
 	g.GenerateName = "web-"
 	gen := e.createPod(g)
@@ -505,6 +517,51 @@ func listPaging(e *env) {
 
 	pagingWithSelector(e)
 	continueTokens(e)
+	listResourceVersions(e)
+}
+
+// listResourceVersions: a list reads the latest state unless its
+// resourceVersion and resourceVersionMatch ask otherwise
+// (k8s.io/apiserver/pkg/storage/etcd3/store.go, GetList): Exact reads the
+// past at that revision, NotOlderThan (and a bare resourceVersion) the
+// latest; a revision the store has not reached is a 504, and the match
+// alone is invalid (k8s.io/apimachinery/pkg/apis/meta/internalversion/
+// validation/validation.go, answered as a 422 on ListOptions by
+// k8s.io/apiserver/pkg/endpoints/handlers/get.go).
+func listResourceVersions(e *env) {
+	t := e.t
+	set := map[string]string{"set": "rv"}
+	a := e.createPod(newPod("r1", set)).ResourceVersion
+	e.createPod(newPod("r2", set))
+	cur := e.revision()
+	sel := "labelSelector=set%3Drv"
+	for _, c := range []struct{ q, want, rv string }{
+		{"resourceVersion=" + a + "&resourceVersionMatch=Exact", "[r1]", a},
+		{"resourceVersion=" + a + "&resourceVersionMatch=NotOlderThan", "[r1 r2]", strconv.FormatInt(cur, 10)},
+		{"resourceVersion=" + a, "[r1 r2]", strconv.FormatInt(cur, 10)},
+		{"resourceVersion=0", "[r1 r2]", strconv.FormatInt(cur, 10)},
+	} {
+		l, r := e.listPods(podsPath + "?" + sel + "&" + c.q)
+		if names(l) != c.want || l.Metadata.ResourceVersion != c.rv {
+			t.Fatalf("%s: items %s at resourceVersion %s, want %s at %s", r.call, names(l), l.Metadata.ResourceVersion, c.want, c.rv)
+		}
+	}
+	for _, q := range []string{"", "&resourceVersionMatch=Exact", "&resourceVersionMatch=NotOlderThan"} {
+		r := e.request(http.MethodGet, fmt.Sprintf("%s?resourceVersion=%d%s", podsPath, cur+5, q), nil)
+		st := e.expectStatus(r, http.StatusGatewayTimeout, api.StatusReasonTimeout, fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", cur+5, cur))
+		checkTooLarge(e, r, st)
+	}
+	r := e.request(http.MethodGet, podsPath+"?resourceVersionMatch=Exact", nil)
+	st := e.expectStatus(r, http.StatusUnprocessableEntity, api.StatusReasonInvalid,
+		`ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`)
+	checkCause(e, r, st, "resourceVersionMatch", api.CauseTypeFieldValueForbidden)
+
+	// Compacted history is gone for an Exact list too: 410 Expired.
+	if err := e.store.Compact(t.Context(), cur); err != nil {
+		t.Fatalf("store.Compact(%d): %v", cur, err)
+	}
+	r = e.request(http.MethodGet, podsPath+"?resourceVersionMatch=Exact&resourceVersion="+a, nil)
+	e.expectStatus(r, http.StatusGone, api.StatusReasonExpired, "The resourceVersion for the provided list is too old.")
 }
 
 // query builds an escaped query string from name/value pairs: a continue
@@ -827,6 +884,14 @@ func watchExpired(e *env) {
 
 	periodicBookmark(e)
 	watchTooLarge(e)
+
+	// sendInitialEvents needs resourceVersionMatch=NotOlderThan
+	// (k8s.io/apimachinery/pkg/apis/meta/internalversion/validation/
+	// validation.go, validateWatchOptions): a 422 before any stream.
+	r := e.request(http.MethodGet, podsPath+"?watch=1&sendInitialEvents=true", nil)
+	checkCause(e, r, e.expectStatus(r, http.StatusUnprocessableEntity, api.StatusReasonInvalid,
+		`ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`),
+		"resourceVersionMatch", api.CauseTypeFieldValueForbidden)
 }
 
 // periodicBookmark: bookmarks come without any change too. Upstream's
@@ -972,12 +1037,27 @@ func deletion(e *env) {
 		TypeMeta:      api.TypeMeta{APIVersion: "v1", Kind: "DeleteOptions"},
 		Preconditions: &api.Preconditions{UID: &wrong},
 	})
-	e.expectStatus(r, http.StatusConflict, api.StatusReasonConflict, "")
+	// Upstream's messages (k8s.io/apiserver/pkg/registry/rest/delete.go,
+	// BeforeDelete) name the kind, not the resource.
+	e.expectStatus(r, http.StatusConflict, api.StatusReasonConflict, fmt.Sprintf(
+		`Operation cannot be fulfilled on Pod "pre": the UID in the precondition (not-the-uid) does not match the UID in record (%s). The object might have been deleted and then recreated`, p.UID))
+	e.getPod("pre")
+	// A resourceVersion precondition must name the current version.
+	relabelled := e.getPod("pre")
+	relabelled.Labels = map[string]string{"v": "2"}
+	e.expect(http.StatusOK, http.MethodPut, podsPath+"/pre", relabelled)
+	now := e.getPod("pre").ResourceVersion
+	r = e.request(http.MethodDelete, podsPath+"/pre", api.DeleteOptions{
+		TypeMeta:      api.TypeMeta{APIVersion: "v1", Kind: "DeleteOptions"},
+		Preconditions: &api.Preconditions{UID: &p.UID, ResourceVersion: &p.ResourceVersion},
+	})
+	e.expectStatus(r, http.StatusConflict, api.StatusReasonConflict, fmt.Sprintf(
+		`Operation cannot be fulfilled on Pod "pre": the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified`, p.ResourceVersion, now))
 	e.getPod("pre")
 	pol := api.DeletePropagationBackground
 	e.expect(http.StatusOK, http.MethodDelete, podsPath+"/pre", api.DeleteOptions{
 		TypeMeta:          api.TypeMeta{APIVersion: "v1", Kind: "DeleteOptions"},
-		Preconditions:     &api.Preconditions{UID: &p.UID},
+		Preconditions:     &api.Preconditions{UID: &p.UID, ResourceVersion: &now},
 		PropagationPolicy: &pol,
 	})
 

@@ -30,9 +30,9 @@ import (
 // configured to, and does not resend a protobuf body as JSON after a 415,
 // so that request fails with the 415 Status (only its CBOR encoding falls
 // back to JSON after a 415, in k8s.io/client-go/rest/client.go; kubectl
-// sends JSON). A body without a Content-Type, which upstream reads as
-// JSON, is refused as well: a web page can send one cross-site (see
-// harness/httpguard).
+// sends JSON). A body without a Content-Type is read as JSON, as
+// upstream does (client-go's scale client sends one), unless a web
+// browser sent it (see harness/httpguard).
 func readBody(r *http.Request) ([]byte, *api.Status) {
 	accepted := httpguard.BodyTypes
 	if r.Method == http.MethodPatch {
@@ -245,6 +245,9 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, req request) {
 	if m.Name == "" && m.GenerateName != "" {
 		m.Name = m.GenerateName + randomSuffix()
 	}
+	// A create that names a version is refused once the object is
+	// valid, as upstream's store does; one that does not parse is ignored.
+	rv, _ := strconv.ParseInt(m.ResourceVersion, 10, 64)
 	// The server owns these: whatever the client sent is replaced.
 	m.UID = uid()
 	m.CreationTimestamp = api.NewTime(s.now().Truncate(time.Second))
@@ -259,6 +262,10 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, req request) {
 	prepareStatusOnCreate(req.kind, obj)
 	if errs := validate(req.kind, obj); len(errs) > 0 {
 		writeStatus(w, invalid(req.kind, m.Name, errs))
+		return
+	}
+	if rv != 0 {
+		writeStatus(w, resourceVersionOnCreate())
 		return
 	}
 	kv, err := storage.Create(r.Context(), s.store, key(req.kind, m.Namespace, m.Name), storable(obj))
@@ -478,12 +485,8 @@ func (s *server) delete(w http.ResponseWriter, r *http.Request, req request) {
 		}
 		m := obj.GetObjectMeta()
 		if pc := opts.Preconditions; pc != nil {
-			if pc.UID != nil && *pc.UID != m.UID {
-				writeStatus(w, conflict(req.kind, req.name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", *pc.UID, m.UID)))
-				return
-			}
-			if pc.ResourceVersion != nil && *pc.ResourceVersion != m.ResourceVersion {
-				writeStatus(w, conflict(req.kind, req.name, fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s", *pc.ResourceVersion, m.ResourceVersion)))
+			if st := preconditionFailed(req.kind, m, pc); st != nil {
+				writeStatus(w, st)
 				return
 			}
 		}

@@ -60,6 +60,34 @@ func conflict(kind api.Kind, name, why string) *api.Status {
 		&api.StatusDetails{Name: name, Group: kind.Group, Kind: kind.Resource})
 }
 
+// preconditionFailed is upstream's 409 for a delete whose preconditions
+// do not hold (k8s.io/apiserver/pkg/registry/rest/delete.go,
+// BeforeDelete), or nil when they do. Upstream names the kind, not the
+// resource, in this message.
+func preconditionFailed(kind api.Kind, m *api.ObjectMeta, pc *api.Preconditions) *api.Status {
+	var why string
+	switch {
+	case pc.UID != nil && *pc.UID != m.UID:
+		why = fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *pc.UID, m.UID)
+	case pc.ResourceVersion != nil && *pc.ResourceVersion != m.ResourceVersion:
+		why = fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *pc.ResourceVersion, m.ResourceVersion)
+	default:
+		return nil
+	}
+	k := kind
+	k.Resource = kind.Kind
+	return conflict(k, m.Name, why)
+}
+
+// resourceVersionOnCreate is upstream's answer to a create that carries a
+// resourceVersion: the etcd3 store refuses it with
+// storage.ErrResourceVersionSetOnCreate, an error that is not a Status,
+// which the handler turns into a 500 with no reason
+// (k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/status.go).
+func resourceVersionOnCreate() *api.Status {
+	return status(http.StatusInternalServerError, "", "resourceVersion should not be set on objects to be created", nil)
+}
+
 func badRequest(msg string) *api.Status {
 	return status(http.StatusBadRequest, api.StatusReasonBadRequest, msg, nil)
 }
@@ -127,8 +155,14 @@ func invalid(kind api.Kind, name string, errs []fieldError) *api.Status {
 	if len(msgs) > 1 {
 		all = "[" + strings.Join(msgs, ", ") + "]"
 	}
+	// The kind is qualified by its group, as upstream's
+	// schema.GroupKind.String(): Pod, Deployment.apps.
+	qk := kind.Kind
+	if kind.Group != "" {
+		qk += "." + kind.Group
+	}
 	return status(http.StatusUnprocessableEntity, api.StatusReasonInvalid,
-		fmt.Sprintf("%s %q is invalid: %s", kind.Kind, name, all),
+		fmt.Sprintf("%s %q is invalid: %s", qk, name, all),
 		&api.StatusDetails{Name: name, Group: kind.Group, Kind: kind.Kind, Causes: causes})
 }
 

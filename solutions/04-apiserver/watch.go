@@ -63,6 +63,10 @@ func writeEvent(w http.ResponseWriter, typ api.WatchEventType, obj []byte) bool 
 // objects come first as ADDED events, so that a client needs no list.
 func (s *server) watch(w http.ResponseWriter, r *http.Request, req request) {
 	q := r.URL.Query()
+	if st := validateListOptions(q, true); st != nil {
+		writeStatus(w, st)
+		return
+	}
 	sel, st := parseSelectors(req.kind, r)
 	if st != nil {
 		writeStatus(w, st)
