@@ -14,14 +14,17 @@
 //  2. Look exercises up by id or by their short topic ("01-reconcile",
 //     "reconcile", "01"), with an error that lists the valid names.
 //  3. Say where an exercise lives: exercises/<dir> for the learner,
-//     solutions/<dir> for the reference.
+//     solutions/<dir> for the reference; which of its files a step
+//     involves; and the performance targets of its benchmarks.
 package course
 
 import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -57,6 +60,34 @@ type Exercise struct {
 	Seeds string `json:"seeds,omitempty"`
 	// Steps are the graded subtests, in order.
 	Steps []Step `json:"steps"`
+	// Benchmarks are the performance targets kata bench shows the
+	// learner's figures against; they are not graded.
+	Benchmarks []Benchmark `json:"benchmarks,omitempty"`
+}
+
+// Benchmark is one performance target: a figure that one benchmark of the
+// exercise's package reports, and the bound it should meet. A target
+// with a Baseline bounds the ratio of the figure to the same figure of
+// the baseline benchmark, measured in the same run, so that it does not
+// depend on how fast the machine is:
+//
+//	benchmarks:
+//	  - name: BenchmarkPut16
+//	    metric: writes/s
+//	    baseline: BenchmarkBaselineBoltUpdate16
+//	    min: 3          # at least 3 times the baseline's writes/s
+type Benchmark struct {
+	// Name is the benchmark function, such as "BenchmarkPut1".
+	Name string `json:"name"`
+	// Metric is the unit as go test prints it: "ns/op", "B/op",
+	// "allocs/op", or one the benchmark reports ("writes/s", "p99-ms").
+	Metric string `json:"metric"`
+	// Baseline, when set, names the benchmark whose Metric the figure is
+	// divided by; Min and Max then bound that ratio.
+	Baseline string `json:"baseline,omitempty"`
+	// Min and Max bound the figure (or the ratio); at least one is set.
+	Min *float64 `json:"min,omitempty"`
+	Max *float64 `json:"max,omitempty"`
 }
 
 // Step is one graded subtest.
@@ -70,6 +101,9 @@ type Step struct {
 	Points int `json:"points"`
 	// Hints go from a nudge to nearly the answer, and never hold code.
 	Hints []string `json:"hints"`
+	// Files are the exercise's files this step involves, when not all of
+	// them; each must be one of the exercise's Files.
+	Files []string `json:"files,omitempty"`
 }
 
 var (
@@ -110,6 +144,8 @@ func Parse(data []byte) (*Course, error) {
 
 var (
 	exerciseID = regexp.MustCompile(`^[0-9]{2}-[a-z][a-z0-9-]*$`)
+	benchName  = regexp.MustCompile(`^Benchmark[A-Z0-9_][A-Za-z0-9_]*$`)
+	benchUnit  = regexp.MustCompile(`^[^\s]+$`)
 	stepID     = regexp.MustCompile(`^[0-9]{2}-[a-z0-9][a-z0-9-]*$`)
 	testName   = regexp.MustCompile(`^Test[A-Z][A-Za-z0-9]*$`)
 )
@@ -163,6 +199,38 @@ func (c *Course) Validate() error {
 			}
 			if len(s.Hints) == 0 {
 				bad("%s: no hints", where)
+			}
+			seenFile := map[string]bool{}
+			for _, f := range s.Files {
+				if !slices.Contains(e.Files, f) {
+					bad("%s: file %q is not one of the exercise's files %v", where, f, e.Files)
+				}
+				if seenFile[f] {
+					bad("%s: file %q listed twice", where, f)
+				}
+				seenFile[f] = true
+			}
+		}
+		for j, b := range e.Benchmarks {
+			where := fmt.Sprintf("exercise %q benchmark %d", e.ID, j+1)
+			if !benchName.MatchString(b.Name) {
+				bad("%s: name %q must look like BenchmarkPut1", where, b.Name)
+			}
+			if !benchUnit.MatchString(b.Metric) {
+				bad("%s: metric %q must be a unit as go test prints it, such as ns/op or writes/s", where, b.Metric)
+			}
+			if b.Baseline != "" && (!benchName.MatchString(b.Baseline) || b.Baseline == b.Name) {
+				bad("%s: baseline %q must name another benchmark", where, b.Baseline)
+			}
+			switch {
+			case b.Min == nil && b.Max == nil:
+				bad("%s: %s has neither min nor max", where, b.Name)
+			case b.Min != nil && !(*b.Min > 0 && !math.IsInf(*b.Min, 0)):
+				bad("%s: min = %v, want a positive number", where, *b.Min)
+			case b.Max != nil && !(*b.Max > 0 && !math.IsInf(*b.Max, 0)):
+				bad("%s: max = %v, want a positive number", where, *b.Max)
+			case b.Min != nil && b.Max != nil && *b.Min > *b.Max:
+				bad("%s: min %v is above max %v", where, *b.Min, *b.Max)
 			}
 		}
 	}
@@ -221,6 +289,15 @@ func (e *Exercise) Points() int {
 		total += s.Points
 	}
 	return total
+}
+
+// StepFiles are the files step s involves, relative to the exercise
+// directory: the step's own list, or else all the exercise's Files.
+func (e *Exercise) StepFiles(s Step) []string {
+	if len(s.Files) > 0 {
+		return s.Files
+	}
+	return e.Files
 }
 
 // Step finds a step by its id.

@@ -39,6 +39,15 @@ func TestValidateRejects(t *testing.T) {
 		"no-hints":     `exercises: [{id: 01-a, title: A, test: TestA, files: [a.go], steps: [{id: 01-x, title: X, points: 1}]}]`,
 		"bad-step":     `exercises: [{id: 01-a, title: A, test: TestA, files: [a.go], steps: [{id: 02-x, title: X, points: 1, hints: [h]}]}]`,
 		"bad-test":     `exercises: [{id: 01-a, title: A, test: a, files: [a.go], steps: [{id: 01-x, title: X, points: 1, hints: [h]}]}]`,
+		"step-file":    `exercises: [{id: 01-a, title: A, test: TestA, files: [a.go], steps: [{id: 01-x, title: X, points: 1, hints: [h], files: [b.go]}]}]`,
+		"step-file-2x": `exercises: [{id: 01-a, title: A, test: TestA, files: [a.go], steps: [{id: 01-x, title: X, points: 1, hints: [h], files: [a.go, a.go]}]}]`,
+		"bench-name":   `exercises: [{id: 01-a, title: A, test: TestA, files: [a.go], steps: [{id: 01-x, title: X, points: 1, hints: [h]}], benchmarks: [{name: Put, metric: ns/op, max: 1}]}]`,
+		"bench-unit":   `exercises: [{id: 01-a, title: A, test: TestA, files: [a.go], steps: [{id: 01-x, title: X, points: 1, hints: [h]}], benchmarks: [{name: BenchmarkPut, metric: "ns op", max: 1}]}]`,
+		"bench-bound":  `exercises: [{id: 01-a, title: A, test: TestA, files: [a.go], steps: [{id: 01-x, title: X, points: 1, hints: [h]}], benchmarks: [{name: BenchmarkPut, metric: ns/op}]}]`,
+		"bench-neg":    `exercises: [{id: 01-a, title: A, test: TestA, files: [a.go], steps: [{id: 01-x, title: X, points: 1, hints: [h]}], benchmarks: [{name: BenchmarkPut, metric: ns/op, min: -1}]}]`,
+		"bench-order":  `exercises: [{id: 01-a, title: A, test: TestA, files: [a.go], steps: [{id: 01-x, title: X, points: 1, hints: [h]}], benchmarks: [{name: BenchmarkPut, metric: ns/op, min: 5, max: 2}]}]`,
+		"bench-self":   `exercises: [{id: 01-a, title: A, test: TestA, files: [a.go], steps: [{id: 01-x, title: X, points: 1, hints: [h]}], benchmarks: [{name: BenchmarkPut, metric: ns/op, baseline: BenchmarkPut, min: 1}]}]`,
+		"bench-field":  `exercises: [{id: 01-a, title: A, test: TestA, files: [a.go], steps: [{id: 01-x, title: X, points: 1, hints: [h]}], benchmarks: [{name: BenchmarkPut, metric: ns/op, min: 1, ratio: 2}]}]`,
 	} {
 		if _, err := Parse([]byte(doc)); err == nil {
 			t.Errorf("Parse(%s) = nil error, want one", name)
@@ -47,5 +56,26 @@ func TestValidateRejects(t *testing.T) {
 	ok := `exercises: [{id: 01-a, title: A, test: TestA, files: [a.go], steps: [{id: 01-x, title: X, points: 1, hints: [h]}]}]`
 	if _, err := Parse([]byte(ok)); err != nil {
 		t.Errorf("Parse(valid) = %v, want nil", err)
+	}
+}
+
+func TestStepFilesAndBenchmarks(t *testing.T) {
+	doc := `exercises: [{id: 01-a, title: A, test: TestA, files: [a.go, b.go],
+  steps: [{id: 01-x, title: X, points: 1, hints: [h], files: [b.go]}, {id: 02-y, title: Y, points: 1, hints: [h]}],
+  benchmarks: [{name: BenchmarkPut16, metric: writes/s, baseline: BenchmarkBase16, min: 3}, {name: BenchmarkOpen, metric: ns/op, max: 1e9}]}]`
+	c, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatalf("Parse = %v", err)
+	}
+	e := &c.Exercises[0]
+	if got := e.StepFiles(e.Steps[0]); len(got) != 1 || got[0] != "b.go" {
+		t.Errorf("StepFiles(step 1) = %v, want [b.go]", got)
+	}
+	if got := e.StepFiles(e.Steps[1]); len(got) != 2 {
+		t.Errorf("StepFiles(step 2) = %v, want the exercise's [a.go b.go]", got)
+	}
+	b := e.Benchmarks
+	if len(b) != 2 || b[0].Baseline != "BenchmarkBase16" || b[0].Min == nil || *b[0].Min != 3 || b[0].Max != nil || b[1].Max == nil || *b[1].Max != 1e9 {
+		t.Errorf("Benchmarks = %+v, want Put16 min 3 against BenchmarkBase16 and Open max 1e9", b)
 	}
 }

@@ -89,8 +89,8 @@ func runGrade(env *Env, args []string) error {
 				fmt.Fprintf(env.Stderr, "  %s\n", t)
 			}
 		}
-		fmt.Fprintf(env.Stderr, "kata grade: %d/%d points, %d of %d steps passed in %s\n",
-			rep.Points(), rep.MaxPoints(), rep.Passed(), len(rep.Steps()), rep.Elapsed.Round(time.Millisecond))
+		fmt.Fprintf(env.Stderr, "kata grade: %d/%d points, %d of %s passed in %s\n",
+			rep.Points(), rep.MaxPoints(), rep.Passed(), grade.Steps(len(rep.Steps())), rep.Elapsed.Round(time.Millisecond))
 	}
 	if rep.Status() != grade.Pass {
 		return &exitError{code: 1}

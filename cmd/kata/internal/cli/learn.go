@@ -373,10 +373,10 @@ func stepInstructions(root string, e *course.Exercise, n int) (string, error) {
 	return strings.Trim(strings.Join(lines, "\n"), "\n"), nil
 }
 
-// learnerFiles are the files to edit, relative to the root.
-func learnerFiles(e *course.Exercise) []string {
-	files := make([]string, len(e.Files))
-	for i, f := range e.Files {
+// learnerFiles are names, files of e, relative to the root.
+func learnerFiles(e *course.Exercise, names []string) []string {
+	files := make([]string, len(names))
+	for i, f := range names {
 		files[i] = e.ExerciseDir() + "/" + f
 	}
 	return files

@@ -396,6 +396,49 @@ func TestNextShowsTheFirstFailingStep(t *testing.T) {
 	}
 }
 
+// kata next lists the files the step involves: its own, or else all the
+// exercise's.
+func TestNextListsTheStepsFiles(t *testing.T) {
+	for _, c := range []struct {
+		pass []bool
+		want string
+	}{
+		{nil, "Edit: exercises/01-alpha/alpha.go, exercises/01-alpha/extra.go\n"},
+		{[]bool{true}, "Edit: exercises/01-alpha/extra.go\n"},
+	} {
+		l, out := fakeLearner(t, map[string][]bool{"01-alpha": c.pass}, nil)
+		e := &l.course.Exercises[0]
+		e.Files = []string{"alpha.go", "extra.go"}
+		e.Steps[1].Files = []string{"extra.go"}
+		if err := l.next(); err != nil {
+			t.Fatalf("next() = %v, want nil", err)
+		}
+		if !strings.Contains(out.String(), c.want) {
+			t.Errorf("next() with steps passing %v: output lacks %q:\n%s", c.pass, c.want, out)
+		}
+	}
+}
+
+// kata next says which exercises are finished before the next step.
+func TestNextSaysWhatIsFinished(t *testing.T) {
+	l, out := fakeLearner(t, map[string][]bool{"01-alpha": {true, true}}, nil)
+	if err := l.next(); err != nil {
+		t.Fatalf("next() = %v, want nil", err)
+	}
+	for _, want := range []string{"✓ 01-alpha: all 2 steps pass (3/3 points)\n", "Exercise 02-beta: Beta\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("next() output lacks %q:\n%s", want, out)
+		}
+	}
+	l, out = fakeLearner(t, map[string][]bool{"01-alpha": {true, true}, "02-beta": {true}}, nil)
+	if err := l.next(); err != nil {
+		t.Fatalf("next() = %v, want nil", err)
+	}
+	if want := "✓ 02-beta: its 1 step passes (3/3 points)\n"; !strings.Contains(out.String(), want) {
+		t.Errorf("next() output lacks %q:\n%s", want, out)
+	}
+}
+
 func TestNextWhenAllPass(t *testing.T) {
 	l, out := fakeLearner(t, map[string][]bool{"01-alpha": {true, true}, "02-beta": {true}}, nil)
 	if err := l.next(); err != nil {

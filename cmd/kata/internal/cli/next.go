@@ -1,6 +1,9 @@
 package cli
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 func init() {
 	register("next", &command{
@@ -39,13 +42,28 @@ func (l *learner) next() error {
 	l.printStanding(p)
 	u.println()
 	cur := p.current()
+	// Say which exercises are finished before moving on to the next.
+	finished := false
+	for _, r := range p.results {
+		if r.Done() {
+			all := fmt.Sprintf("all %d steps pass", len(r.Steps))
+			if len(r.Steps) == 1 {
+				all = "its 1 step passes"
+			}
+			u.printf("%s %s: %s (%d/%d points)\n", u.mark(true), r.Exercise.ID, all, r.Points(), r.Exercise.Points())
+			finished = true
+		}
+	}
+	if finished {
+		u.println()
+	}
 	if cur == nil {
 		l.printAllDone(p)
 		return nil
 	}
 	e := cur.Exercise
-	files := learnerFiles(e)
 	step := cur.FirstFailing()
+	files := learnerFiles(e, e.StepFiles(step.Step))
 	n := stepNumber(e, step.Step.ID)
 
 	u.printf("%s %s\n", u.bold.Sprintf("Exercise %s:", e.ID), e.Title)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"regexp"
 	"strings"
-	"text/tabwriter"
 	"unicode/utf8"
 )
 
@@ -30,18 +29,22 @@ func Write(w io.Writer, r *Report, format string) error {
 	return fmt.Errorf("grade: unknown format %q; the formats are: %s", format, strings.Join(Formats, ", "))
 }
 
+// tableWidth is the width the human report fits in: a terminal's 80
+// columns.
+const tableWidth = 80
+
 // WriteTable writes the human report: one line per exercise and per step,
-// the protected files that were ignored, and the total.
+// with the first line of each failure under its step, the protected files
+// that were ignored, and the total. Every line fits in tableWidth columns.
 func WriteTable(w io.Writer, r *Report) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, e := range r.Exercises {
-		fmt.Fprintf(tw, "%s\t%s\t\t%d/%d\n", e.Exercise.ID, e.Exercise.Title, e.Points(), e.MaxPoints())
+		row(w, e.Exercise.ID+"  "+e.Exercise.Title, fmt.Sprintf("%d/%d", e.Points(), e.MaxPoints()))
 		for _, s := range e.Steps {
-			fmt.Fprintf(tw, "  %s %s\t%s\t%s\t%d/%d\n", mark(s.Status), s.Step.ID, s.Step.Title, firstLine(s.Message, 60), s.Score(), s.Step.Points)
+			row(w, "  "+mark(s.Status)+" "+s.Step.ID+"  "+s.Step.Title, fmt.Sprintf("%d/%d", s.Score(), s.Step.Points))
+			if msg := firstLine(s.Message, tableWidth-stepIndent); s.Status != Pass && msg != "" {
+				fmt.Fprintf(w, "%*s%s\n", stepIndent, "", msg)
+			}
 		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
 	}
 	for _, e := range r.Exercises {
 		if e.BuildFailed {
@@ -49,7 +52,7 @@ func WriteTable(w io.Writer, r *Report) error {
 		}
 	}
 	if len(r.Tampered) > 0 {
-		fmt.Fprintf(w, "\nProtected files that differ from the kata's copy (ignored: graded with the kata's own):\n")
+		fmt.Fprintf(w, "\nProtected files that differ from the kata's copy (graded with the kata's):\n")
 		for _, t := range r.Tampered {
 			fmt.Fprintf(w, "  %-9s %s\n", t.Change, t.Path)
 		}
@@ -57,8 +60,19 @@ func WriteTable(w io.Writer, r *Report) error {
 	if r.Message != "" {
 		fmt.Fprintf(w, "\n%s\n", r.Message)
 	}
-	_, err := fmt.Fprintf(w, "\nTotal: %d/%d points, %d of %d steps passed (%s)\n", r.Points(), r.MaxPoints(), r.Passed(), len(r.Steps()), r.Status())
+	_, err := fmt.Fprintf(w, "\nTotal: %d/%d points, %d of %s passed (%s)\n", r.Points(), r.MaxPoints(), r.Passed(), Steps(len(r.Steps())), r.Status())
 	return err
+}
+
+// stepIndent is where a failure's line starts, under the step's id.
+const stepIndent = 10
+
+// row writes left and right on one line of tableWidth columns, cutting
+// left (with …) when both do not fit.
+func row(w io.Writer, left, right string) {
+	left = clip(left, tableWidth-1-utf8.RuneCountInString(right))
+	pad := tableWidth - utf8.RuneCountInString(left) - utf8.RuneCountInString(right)
+	fmt.Fprintf(w, "%s%s%s\n", left, strings.Repeat(" ", max(1, pad)), right)
 }
 
 func mark(s Status) string {
@@ -90,6 +104,14 @@ func firstLine(s string, n int) string {
 	}
 	// A tab would start a new column of the table.
 	return clip(strings.ReplaceAll(strings.Join(parts, " "), "\t", " "), n)
+}
+
+// Steps is "1 step" or "n steps".
+func Steps(n int) string {
+	if n == 1 {
+		return "1 step"
+	}
+	return fmt.Sprintf("%d steps", n)
 }
 
 func clip(s string, n int) string {

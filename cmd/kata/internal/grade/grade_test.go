@@ -14,6 +14,7 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
 
@@ -107,6 +108,14 @@ func TestStatus(t *testing.T) {
 	}
 }
 
+func TestStepsGrammar(t *testing.T) {
+	for n, want := range map[int]string{0: "0 steps", 1: "1 step", 2: "2 steps"} {
+		if got := Steps(n); got != want {
+			t.Errorf("Steps(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
 // Every format adds up to the same points as the report.
 func TestFormatsSumToSameTotal(t *testing.T) {
 	r := sampleReport(t)
@@ -126,6 +135,26 @@ func TestFormatsSumToSameTotal(t *testing.T) {
 		}
 		if strings.Contains(out, "alpha_test.go:9:") {
 			t.Errorf("table keeps the file:line prefix of the message:\n%s", out)
+		}
+	})
+
+	t.Run("table fits 80 columns", func(t *testing.T) {
+		r := sampleReport(t)
+		long := strings.Repeat("a long title ", 12)
+		r.Exercises[0].Exercise.Title = long
+		r.Exercises[0].Steps[0].Step.Title = long
+		r.Exercises[0].Steps[1].Message = "alpha_test.go:9: " + strings.Repeat("Plan(2) = 1, want 2; ", 10)
+		var b bytes.Buffer
+		if err := WriteTable(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(b.String(), "\n") {
+			if n := utf8.RuneCountInString(line); n > 80 {
+				t.Errorf("table line of %d columns, want at most 80: %q", n, line)
+			}
+		}
+		if !strings.Contains(b.String(), "…") {
+			t.Errorf("table does not mark the cut titles and messages with …:\n%s", b.String())
 		}
 	})
 
