@@ -54,15 +54,16 @@ func (s *Store) Put(ctx context.Context, key string, value []byte) (storage.KeyV
 }
 
 // Delete removes key, returning it as it was and the revision of the
-// delete.
+// delete; storage.ErrNotFound when there was nothing to delete.
 func (s *Store) Delete(ctx context.Context, key string) (storage.KeyValue, int64, error) {
-	// TODO: write a tombstone for key at the next revision (a Txn with one delete will do).
+	// TODO: write a tombstone for key at the next revision (a Txn with one delete will do, if it says whether it deleted anything).
 	panic("not implemented: Store.Delete")
 }
 
-// Txn commits txn atomically, durably, as one revision.
+// Txn runs etcd's If/Then/Else atomically: the compares pick the branch,
+// and whatever it changes commits durably as one revision.
 func (s *Store) Txn(ctx context.Context, txn storage.Txn) (storage.TxnResponse, error) {
-	// TODO: validate txn, check its compares, then write all its operations at one new revision.
+	// TODO: validate txn, check its compares to pick Then or Else, run that branch's operations in order, and commit its changes at one new revision (none if it changed nothing).
 	panic("not implemented: Store.Txn")
 }
 

@@ -15,7 +15,10 @@
 //
 // All writes go through one committer goroutine, which groups the
 // transactions that arrive while it is busy into one bbolt transaction:
-// one fsync acknowledges many writes (group commit).
+// one fsync acknowledges many writes (group commit). A transaction that
+// changes nothing (etcd's Else that only reads, a delete of a missing
+// key) takes no revision; a batch that changes nothing is rolled back,
+// with no fsync.
 package store
 
 import (
