@@ -1,0 +1,431 @@
+package apiservertest_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kubekata/kubekata/harness/apiservertest"
+	"github.com/kubekata/kubekata/harness/storage"
+	apiserver "github.com/kubekata/kubekata/solutions/04-apiserver"
+)
+
+// The suite runs against the reference in solutions/04-apiserver (its
+// test file). Here it runs against broken apiservers, each in a child
+// process, to show that each rule the README states is checked: every
+// mutant is the reference with one rule broken, by a store that misleads
+// it or by a wrapper that changes what goes in or comes out, and must
+// fail exactly the steps listed.
+
+const mutantEnv = "APISERVERTEST_MUTANT"
+
+// TestAPIServer is the suite against one mutant, in a child process of
+// TestSuiteCatchesBugs.
+func TestAPIServer(t *testing.T) {
+	name := os.Getenv(mutantEnv)
+	if name == "" {
+		t.Skip("runs as a child of TestSuiteCatchesBugs; solutions/04-apiserver runs the suite against the reference")
+	}
+	m, ok := mutants[name]
+	if !ok {
+		t.Fatalf("no mutant %q", name)
+	}
+	apiservertest.Run(t, func(s storage.Store) http.Handler {
+		if m.store != nil {
+			s = m.store(s)
+		}
+		h := apiserver.New(s)
+		if m.handler != nil {
+			h = m.handler(s, h)
+		}
+		return h
+	})
+}
+
+type mutant struct {
+	store   func(storage.Store) storage.Store
+	handler func(storage.Store, http.Handler) http.Handler
+	fails   []string // the steps it must fail, and no others
+}
+
+var mutants = map[string]mutant{
+	// translate judges the selector on the new value only: no DELETED
+	// when an object leaves the selector, MODIFIED instead of ADDED when
+	// it enters.
+	"watch-new-value-only": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return selectorOnEvents(h, func(typ string, newMatches bool) bool { return newMatches })
+	}, fails: []string{"09-watch"}},
+	// ... and sends every DELETED, matching or not.
+	"watch-deletes-unmatched": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return selectorOnEvents(h, func(typ string, newMatches bool) bool { return newMatches || typ == "DELETED" })
+	}, fails: []string{"09-watch"}},
+	// The store's previous values are not used: a delete has nothing to
+	// match, an update looks like a create.
+	"watch-without-prev-kv": {store: func(s storage.Store) storage.Store { return noPrevKV{s} },
+		fails: []string{"09-watch"}},
+	// A namespace's key prefix without its trailing slash: default also
+	// reads default2.
+	"prefix-without-slash": {store: func(s storage.Store) storage.Store { return noTrailingSlash{s} },
+		fails: []string{"07-list-selectors", "09-watch"}},
+	// A delete that ignores preconditions.resourceVersion.
+	"delete-ignores-rv-precondition": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return rewriteBody(h, http.MethodDelete, func(doc map[string]any) {
+			if pc, ok := doc["preconditions"].(map[string]any); ok {
+				delete(pc, "resourceVersion")
+			}
+		})
+	}, fails: []string{"13-delete"}},
+	// A create that drops the client's resourceVersion instead of
+	// refusing it.
+	"create-accepts-rv": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return rewriteBody(h, http.MethodPost, func(doc map[string]any) {
+			if md, ok := doc["metadata"].(map[string]any); ok {
+				delete(md, "resourceVersion")
+			}
+		})
+	}, fails: []string{"02-server-fields"}},
+	// A page is one Range of limit keys, filtered afterwards: pages with
+	// a selector come back short, without a continue token.
+	"page-not-filled": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			q := r.URL.Query()
+			sel := q.Get("labelSelector")
+			if q.Get("watch") != "" || q.Get("limit") == "" || sel == "" {
+				h.ServeHTTP(w, r)
+				return
+			}
+			q.Del("labelSelector")
+			r.URL.RawQuery = q.Encode()
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			var list map[string]any
+			if json.Unmarshal(rec.Body.Bytes(), &list) == nil {
+				items, _ := list["items"].([]any)
+				kept := []any{}
+				for _, it := range items {
+					if obj, _ := it.(map[string]any); matchesEquality(obj, sel) {
+						kept = append(kept, it)
+					}
+				}
+				list["items"] = kept
+			}
+			data, _ := json.Marshal(list)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(data)
+		})
+	}, fails: []string{"08-list-paging"}},
+	// A continue key is appended to the prefix without path.Clean.
+	"continue-not-cleaned": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return rewriteQuery(h, func(q url.Values) {
+			if c := q.Get("continue"); c != "" {
+				q.Set("continue", mapToken(c, func(start string) string { return strings.ReplaceAll(start, "..", "._") }))
+			}
+		})
+	}, fails: []string{"08-list-paging"}},
+	// ErrFutureRevision from a paged Range is not mapped: a 500.
+	"future-continue-500": {store: func(s storage.Store) storage.Store { return futureIsInternal{s} },
+		fails: []string{"08-list-paging"}},
+	// A list reads the latest state whatever resourceVersion says.
+	"list-ignores-resource-version": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return rewriteQuery(h, func(q url.Values) {
+			if q.Get("watch") == "" {
+				q.Del("resourceVersion")
+				q.Del("resourceVersionMatch")
+			}
+		})
+	}, fails: []string{"08-list-paging"}},
+	// ListOptions are not validated: a match without a version, and
+	// sendInitialEvents without NotOlderThan, are served.
+	"list-options-not-validated": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return rewriteQuery(h, func(q url.Values) {
+			if q.Get("resourceVersion") == "" {
+				q.Del("resourceVersionMatch")
+			}
+			if q.Get("sendInitialEvents") != "" {
+				q.Set("resourceVersionMatch", "NotOlderThan")
+			}
+		})
+	}, fails: []string{"08-list-paging", "10-watch-expired"}},
+	// Bookmarks only every minute, whatever the watch's timeout.
+	"bookmarks-ignore-timeout": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return rewriteQuery(h, func(q url.Values) { q.Del("timeoutSeconds") })
+	}, fails: []string{"10-watch-expired"}},
+	// A watch beyond the store's revision: rv+1 overflows, or the store's
+	// error is passed on as a 500.
+	"watch-future-500": {handler: func(s storage.Store, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			q := r.URL.Query()
+			rv, err := strconv.ParseInt(q.Get("resourceVersion"), 10, 64)
+			cur, _ := storage.CurrentRevision(r.Context(), s)
+			if q.Get("watch") != "" && err == nil && rv > cur {
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"storage: invalid range","reason":"InternalError","code":500}}`+"\n")
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}, fails: []string{"10-watch-expired"}},
+	// The 410's message carries the store's error, not the compacted
+	// revision.
+	"expired-message": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return rewriteEvents(h, func(typ string, obj map[string]any) (string, bool) {
+			if typ == "ERROR" && obj["code"] == float64(http.StatusGone) {
+				obj["message"] = regexp.MustCompile(`\(\d+\)$`).ReplaceAllString(fmt.Sprint(obj["message"]), "(storage: required revision has been compacted)")
+			}
+			return typ, true
+		})
+	}, fails: []string{"10-watch-expired"}},
+}
+
+func TestSuiteCatchesBugs(t *testing.T) {
+	if os.Getenv(mutantEnv) != "" {
+		t.Skip("a child process")
+	}
+	names := make([]string, 0, len(mutants))
+	for n := range mutants {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	stepLine := regexp.MustCompile(`--- (FAIL|PASS): TestAPIServer/(\d\d-[a-z-]+)`)
+	for _, name := range names {
+		want := mutants[name].fails
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestAPIServer$", "-test.v", "-test.count=1")
+			cmd.Env = append(os.Environ(), mutantEnv+"="+name)
+			out, _ := cmd.CombinedOutput()
+			var failed []string
+			passed := 0
+			for _, m := range stepLine.FindAllStringSubmatch(string(out), -1) {
+				if m[1] == "FAIL" {
+					failed = append(failed, m[2])
+				} else {
+					passed++
+				}
+			}
+			sort.Strings(failed)
+			if strings.Join(failed, " ") != strings.Join(want, " ") || passed+len(failed) != 15 {
+				t.Errorf("the suite against an apiserver with bug %q: failed steps %v (%d passed), want exactly %v failed and the other steps passed; output:\n%s", name, failed, passed, want, out)
+			}
+		})
+	}
+}
+
+// ------------------------------------------------------------ stores
+
+type noPrevKV struct{ storage.Store }
+
+func (s noPrevKV) Watch(ctx context.Context, prefix string, from int64) (storage.Watcher, error) {
+	w, err := s.Store.Watch(ctx, prefix, from)
+	if err != nil {
+		return nil, err
+	}
+	return mapWatcher(ctx, w, func(ev storage.Event) storage.Event { ev.PrevKV = nil; return ev }), nil
+}
+
+type noTrailingSlash struct{ storage.Store }
+
+func (s noTrailingSlash) Range(ctx context.Context, req storage.RangeRequest) (storage.RangeResponse, error) {
+	req.Prefix = strings.TrimSuffix(req.Prefix, "/")
+	return s.Store.Range(ctx, req)
+}
+
+func (s noTrailingSlash) Watch(ctx context.Context, prefix string, from int64) (storage.Watcher, error) {
+	return s.Store.Watch(ctx, strings.TrimSuffix(prefix, "/"), from)
+}
+
+type futureIsInternal struct{ storage.Store }
+
+func (s futureIsInternal) Range(ctx context.Context, req storage.RangeRequest) (storage.RangeResponse, error) {
+	resp, err := s.Store.Range(ctx, req)
+	if errors.Is(err, storage.ErrFutureRevision) {
+		err = errors.New("mvcc: required revision is a future revision")
+	}
+	return resp, err
+}
+
+// mapWatcher passes a watcher's events through f.
+func mapWatcher(ctx context.Context, w storage.Watcher, f func(storage.Event) storage.Event) storage.Watcher {
+	out := &mappedWatcher{Watcher: w, events: make(chan storage.Event)}
+	go func() {
+		defer close(out.events)
+		for ev := range w.Events() {
+			select {
+			case out.events <- f(ev):
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
+}
+
+type mappedWatcher struct {
+	storage.Watcher
+	events chan storage.Event
+}
+
+func (w *mappedWatcher) Events() <-chan storage.Event { return w.events }
+
+// ------------------------------------------------------------ wrappers
+
+func rewriteQuery(h http.Handler, f func(url.Values)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		f(q)
+		r.URL.RawQuery = q.Encode()
+		h.ServeHTTP(w, r)
+	})
+}
+
+func rewriteBody(h http.Handler, method string, f func(map[string]any)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == method && r.Body != nil {
+			data, _ := io.ReadAll(r.Body)
+			var doc map[string]any
+			if json.Unmarshal(data, &doc) == nil {
+				f(doc)
+				data, _ = json.Marshal(doc)
+			}
+			r.Body = io.NopCloser(bytes.NewReader(data))
+			r.ContentLength = int64(len(data))
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// mapToken rewrites the start key of an upstream continue token.
+func mapToken(tok string, f func(string) string) string {
+	data, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return tok
+	}
+	var t map[string]any
+	if json.Unmarshal(data, &t) != nil {
+		return tok
+	}
+	t["start"] = f(fmt.Sprint(t["start"]))
+	data, _ = json.Marshal(t)
+	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+// rewriteEvents runs a watch through the handler and passes each event
+// through f, which may change its type and object or drop it.
+func rewriteEvents(h http.Handler, f func(typ string, obj map[string]any) (string, bool)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") == "" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		pr, pw := io.Pipe()
+		rec := &streamRecorder{header: http.Header{}, body: pw, ready: make(chan int, 1)}
+		go func() {
+			h.ServeHTTP(rec, r)
+			rec.WriteHeader(http.StatusOK)
+			pw.Close()
+		}()
+		code := <-rec.ready
+		for k, v := range rec.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(code)
+		http.NewResponseController(w).Flush()
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(nil, 8<<20)
+		for sc.Scan() {
+			var ev struct {
+				Type   string         `json:"type"`
+				Object map[string]any `json:"object"`
+			}
+			line := sc.Bytes()
+			if code == http.StatusOK && json.Unmarshal(line, &ev) == nil {
+				typ, keep := f(ev.Type, ev.Object)
+				if !keep {
+					continue
+				}
+				line, _ = json.Marshal(map[string]any{"type": typ, "object": ev.Object})
+			}
+			if _, err := w.Write(append(line, '\n')); err != nil {
+				break
+			}
+			http.NewResponseController(w).Flush()
+		}
+		pr.CloseWithError(io.ErrClosedPipe)
+	})
+}
+
+// selectorOnEvents serves a watch without its labelSelector and applies
+// the selector to each event's object alone, keeping an event when keep
+// says so: a watcher that ignores the previous value.
+func selectorOnEvents(h http.Handler, keep func(typ string, newMatches bool) bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		sel := q.Get("labelSelector")
+		if q.Get("watch") == "" || sel == "" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		q.Del("labelSelector")
+		r.URL.RawQuery = q.Encode()
+		rewriteEvents(h, func(typ string, obj map[string]any) (string, bool) {
+			if typ != "ADDED" && typ != "MODIFIED" && typ != "DELETED" {
+				return typ, true
+			}
+			return typ, keep(typ, matchesEquality(obj, sel))
+		}).ServeHTTP(w, r)
+	})
+}
+
+// matchesEquality tests an object's labels against a selector of
+// key=value requirements, the only kind the suite's watches use.
+func matchesEquality(obj map[string]any, sel string) bool {
+	md, _ := obj["metadata"].(map[string]any)
+	labels, _ := md["labels"].(map[string]any)
+	for _, req := range strings.Split(sel, ",") {
+		k, v, _ := strings.Cut(req, "=")
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// streamRecorder is a ResponseWriter that streams its body into a pipe.
+type streamRecorder struct {
+	header http.Header
+	body   *io.PipeWriter
+	ready  chan int
+	wrote  bool
+}
+
+func (s *streamRecorder) Header() http.Header { return s.header }
+
+func (s *streamRecorder) WriteHeader(code int) {
+	if !s.wrote {
+		s.wrote = true
+		s.ready <- code
+	}
+}
+
+func (s *streamRecorder) Write(b []byte) (int, error) {
+	s.WriteHeader(http.StatusOK)
+	return s.body.Write(b)
+}
+
+func (s *streamRecorder) Flush() {}
