@@ -46,6 +46,10 @@ type Options struct {
 	Packages []string
 	// Run is the -run pattern; empty runs every test.
 	Run string
+	// Bench is the -bench pattern; empty runs no benchmark.
+	Bench string
+	// Benchmem adds -benchmem.
+	Benchmem bool
 	// Race turns on the race detector.
 	Race bool
 	// NoCache adds -count=1.
@@ -135,6 +139,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if opts.Run != "" {
 		args = append(args, "-run="+opts.Run)
+	}
+	if opts.Bench != "" {
+		args = append(args, "-bench="+opts.Bench)
+	}
+	if opts.Benchmem {
+		args = append(args, "-benchmem")
 	}
 	args = append(args, opts.Packages...)
 
