@@ -177,10 +177,13 @@ func (s *server) writeScale(w http.ResponseWriter, r *http.Request, req request,
 			return nil, conflict(api.Kind{Group: req.kind.Group, Resource: req.kind.Resource + "/scale"}, req.name,
 				fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", sc.Metadata.UID, m.UID))
 		}
+		// A copy, so that write sees the change from old (generation).
+		obj := req.kind.New()
+		reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(old).Elem())
 		n := sc.Spec.Replicas
-		fieldOf(old, "Spec").FieldByName("Replicas").Set(reflect.ValueOf(&n))
-		m.ResourceVersion = sc.Metadata.ResourceVersion
-		return old, nil
+		fieldOf(obj, "Spec").FieldByName("Replicas").Set(reflect.ValueOf(&n))
+		obj.GetObjectMeta().ResourceVersion = sc.Metadata.ResourceVersion
+		return obj, nil
 	})
 	if rec.code != http.StatusOK {
 		for k, v := range rec.header {
