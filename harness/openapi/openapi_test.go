@@ -42,7 +42,7 @@ func TestPatchTakesFieldValidation(t *testing.T) {
 	var doc struct {
 		Paths map[string]map[string]struct {
 			Parameters []struct{ Name, In string } `json:"parameters"`
-			GVK        map[string]string          `json:"x-kubernetes-group-version-kind"`
+			GVK        map[string]string           `json:"x-kubernetes-group-version-kind"`
 		} `json:"paths"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
