@@ -26,7 +26,7 @@ var slowWatchTimeout = 10 * time.Second
 // initialPage is how many objects a watch without a resourceVersion reads
 // at a time for its initial ADDED events, so that a watch never holds more
 // than one page of them.
-const initialPage = 256
+const initialPage = 64
 
 // startStream answers 200 and sends the headers at once: a watch client
 // waits for them before it reads any event.
