@@ -33,6 +33,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -170,6 +171,47 @@ func (c *checker) exercise(e *course.Exercise) {
 	c.check(e.ID+": identical test files", identicalTests(exDir, solDir, e))
 	c.check(e.ID+": same exported API", sameAPI(exDir, solDir))
 	c.check(e.ID+": imports", exerciseImports(exDir, e))
+	if len(e.Benchmarks) > 0 {
+		c.check(e.ID+": benchmarks", benchmarksDeclared(exDir, solDir, e))
+	}
+}
+
+// benchmarksDeclared checks that every benchmark the manifest's targets
+// name (baselines included) is a func Name(b *testing.B) in a test file
+// of both the exercise and the solution, so that kata bench measures the
+// learner's code and the reference's alike.
+func benchmarksDeclared(exDir, solDir string, e *course.Exercise) error {
+	var problems []string
+	for _, dir := range []string{exDir, solDir} {
+		have := map[string]bool{}
+		files, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
+		for _, f := range files {
+			file, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.SkipObjectResolution)
+			if err != nil {
+				return err
+			}
+			for _, d := range file.Decls {
+				if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Benchmark") {
+					have[fd.Name.Name] = true
+				}
+			}
+		}
+		var missing []string
+		for _, b := range e.Benchmarks {
+			for _, n := range []string{b.Name, b.Baseline} {
+				if n != "" && !have[n] && !slices.Contains(missing, n) {
+					missing = append(missing, n)
+				}
+			}
+		}
+		if len(missing) > 0 {
+			problems = append(problems, fmt.Sprintf("%s has no %s (the manifest's benchmark targets name them)", filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), strings.Join(missing, ", ")))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	return nil
 }
 
 func rel(root, p string) string {

@@ -139,3 +139,33 @@ func TestTodoMarkers(t *testing.T) {
 		t.Errorf("todoMarkers(marker) = %v, want nil", err)
 	}
 }
+
+func TestBenchmarksDeclared(t *testing.T) {
+	c, err := course.Parse([]byte(`exercises: [{id: 01-x, title: X, test: TestX, files: [x.go], steps: [{id: 01-a, title: A, points: 1, hints: [h]}],
+  benchmarks: [{name: BenchmarkPut, metric: ns/op, baseline: BenchmarkBase, max: 2}]}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &c.Exercises[0]
+	root := t.TempDir()
+	ex, sol := filepath.Join(root, "exercises", "01-x"), filepath.Join(root, "solutions", "01-x")
+	both := "package x\n\nimport \"testing\"\n\nfunc BenchmarkPut(b *testing.B) {}\n\nfunc BenchmarkBase(b *testing.B) {}\n"
+	for dir, src := range map[string]string{ex: both, sol: "package x\n\nimport \"testing\"\n\nfunc BenchmarkPut(b *testing.B) {}\n"} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "x_bench_test.go"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = benchmarksDeclared(ex, sol, e)
+	if err == nil || !strings.Contains(err.Error(), "solutions/01-x has no BenchmarkBase") || strings.Contains(err.Error(), "exercises/") {
+		t.Errorf("benchmarksDeclared = %v, want the solution's missing baseline only", err)
+	}
+	if err := os.WriteFile(filepath.Join(sol, "x_bench_test.go"), []byte(both), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := benchmarksDeclared(ex, sol, e); err != nil {
+		t.Errorf("benchmarksDeclared with both declared = %v, want nil", err)
+	}
+}
