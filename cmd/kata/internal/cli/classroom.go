@@ -141,11 +141,36 @@ func classroomExport(env *Env, args []string) error {
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(env.Dir, dir)
 	}
+	_, statErr := os.Stat(dir)
 	res, err := grade.Export(grade.ExportOptions{Root: root, Pristine: kubekata.Files, Dir: dir})
 	if err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "export: "))
 	}
-	fmt.Fprintf(env.Stdout, "wrote a student copy to %s: %d files, no solutions\n", names[0], res.Files)
+	// Grade the copy as shipped, as kata grade would in it: no step may
+	// pass before the student writes a line.
+	c, err := course.Load()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "kata classroom export: grading the copy as shipped; every step must fail...\n")
+	rep, err := grade.CheckShipped(env.Ctx, grade.Options{Root: dir, Pristine: kubekata.Files, Course: c})
+	if err != nil {
+		// Take back what Export wrote: the directory was new or empty.
+		if ents, rerr := os.ReadDir(dir); rerr == nil {
+			for _, ent := range ents {
+				os.RemoveAll(filepath.Join(dir, ent.Name()))
+			}
+		}
+		if statErr != nil {
+			os.Remove(dir)
+		}
+		if env.Ctx.Err() != nil {
+			return errors.New("interrupted; nothing written")
+		}
+		return fmt.Errorf("refusing the student copy, nothing written: %s", strings.TrimPrefix(err.Error(), "export: "))
+	}
+	fmt.Fprintf(env.Stdout, "wrote a student copy to %s: %d files, no solutions; as shipped it earns 0 of %d points (%d of %s pass)\n",
+		names[0], res.Files, rep.MaxPoints(), rep.Passed(), grade.Steps(len(rep.Steps())))
 	for _, d := range res.Dropped {
 		fmt.Fprintf(env.Stdout, "  left out %s\n", d)
 	}

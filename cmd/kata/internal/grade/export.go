@@ -2,6 +2,7 @@ package grade
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"go/parser"
@@ -267,4 +268,31 @@ func checkLeaks(root string, pristine fs.FS, files map[string][]byte) error {
 		return fmt.Errorf("export: refusing to write a copy that reveals solutions:\n  %s", strings.Join(leaks, "\n  "))
 	}
 	return nil
+}
+
+// CheckShipped grades the copy at opts.Root as shipped, through Run (the
+// grading kata grade does, with the pristine test and harness files), and
+// fails if any step passes: a copy that earns a point before the student
+// writes a line carries a working answer somewhere, in a stub, a fake or
+// a harness helper (DESIGN rule 10). It returns the report either way.
+func CheckShipped(ctx context.Context, opts Options) (*Report, error) {
+	r, err := Run(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	var passing []string
+	for _, e := range r.Exercises {
+		for _, s := range e.Steps {
+			if s.Status == Pass {
+				passing = append(passing, e.Exercise.ID+"/"+s.Step.ID)
+			}
+		}
+	}
+	if len(passing) > 0 {
+		return r, fmt.Errorf("export: the copy earns points before the student writes a line, so it holds a working answer: %s pass as shipped", strings.Join(passing, ", "))
+	}
+	if r.Message != "" {
+		return r, fmt.Errorf("export: grading the copy as shipped: %s", r.Message)
+	}
+	return r, nil
 }

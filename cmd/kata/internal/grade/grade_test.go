@@ -784,3 +784,36 @@ func TestRunWholeRunDeadline(t *testing.T) {
 		t.Errorf("message %q, want one that gives the bound", r.Message)
 	}
 }
+
+// CheckShipped refuses a copy in which any step passes as shipped.
+func TestCheckShipped(t *testing.T) {
+	c := testCourse(t)
+	root := writeTree(t, pristineFS(), nil)
+	passOne := false
+	fake := func(ctx context.Context, opts gotest.Options) (*gotest.Report, error) {
+		rep := &gotest.Report{Packages: map[string]*gotest.Package{}}
+		for _, e := range c.Exercises {
+			ip := course.ModulePath + "/" + e.ExerciseDir()
+			p := &gotest.Package{ImportPath: ip, Action: "fail", Tests: map[string]*gotest.Test{}}
+			for i, s := range e.Steps {
+				action := "fail"
+				if passOne && e.ID == "02-beta" && i == 1 {
+					action = "pass"
+				}
+				p.Tests[e.TestPath(s)] = &gotest.Test{Name: e.TestPath(s), Action: action, Output: "not implemented: X\n"}
+			}
+			rep.Packages[ip] = p
+		}
+		return rep, nil
+	}
+	opts := Options{Root: root, Pristine: pristineFS(), Course: c, GoTest: fake}
+	r, err := CheckShipped(context.Background(), opts)
+	if err != nil || r.Passed() != 0 {
+		t.Fatalf("CheckShipped(every step failing) = %v, %d passed; want nil, 0", err, r.Passed())
+	}
+	passOne = true
+	_, err = CheckShipped(context.Background(), opts)
+	if err == nil || !strings.Contains(err.Error(), "02-beta/02-dos pass as shipped") {
+		t.Errorf("CheckShipped(02-beta/02-dos passing) = %v, want an error naming it", err)
+	}
+}
