@@ -5,7 +5,7 @@ import (
 	"github.com/kubekata/kubekata/harness/selector"
 )
 
-// Parse reads a selector string such as "app=web,env in (prod,staging)"
+// Parse reads a selector string such as "app=web,env in (prod,staging),replicas>1"
 // into a selector in canonical form, or returns a *selector.ParseError
 // that says where the string went wrong.
 func Parse(s string) (selector.Selector, error) {

@@ -35,26 +35,3 @@ func TestFakeWatchExpired(t *testing.T) {
 		t.Fatalf("Watch(rv 1) after Compact(3): first event %s %v, want ERROR with 410 Expired", ev.Type, ev.Status)
 	}
 }
-
-func TestSelectorParse(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"a=b", "a=b"},
-		{"a==b,c!=d", "a=b,c!=d"},
-		{"env in (b, a),!x, y", "env in (a,b),!x,y"},
-		{"", ""},
-	} {
-		s, err := client.ParseSelector(c.in)
-		if err != nil || s.String() != c.want {
-			t.Errorf("ParseSelector(%q) = %q, %v; want %q", c.in, s.String(), err, c.want)
-		}
-	}
-	for _, bad := range []string{"a in b", "=b", "a,", "a in (b"} {
-		if _, err := client.ParseSelector(bad); err == nil {
-			t.Errorf("ParseSelector(%q) = nil error, want one", bad)
-		}
-	}
-	s, _ := client.ParseSelector("app=web,tier notin (db)")
-	if !s.MatchesLabels(map[string]string{"app": "web"}) || s.MatchesLabels(map[string]string{"app": "web", "tier": "db"}) {
-		t.Errorf("%q matched wrongly", s)
-	}
-}

@@ -1,65 +1,55 @@
 package client
 
 import (
+	"errors"
 	"fmt"
-	"sort"
 	"strings"
+
+	"github.com/kubekata/kubekata/harness/internal/labelsel"
+	"github.com/kubekata/kubekata/harness/selector"
 )
 
-// This file holds a small parser for label and field selector strings, so
-// that the fake client (and any apiserver that wants it) can filter lists
-// the way the real apiserver does. It overlaps on purpose with exercise 02,
-// where the learner writes a complete one: the harness cannot import a
-// learner's package.
+// This file gives the fake client and the apiserver of exercise 04 the
+// label and field selectors that list and watch requests carry.
+//
+// Label selectors are parsed by harness/internal/labelsel, in the model of
+// harness/selector, the one exercise 02 builds. A Selector here only
+// answers whether labels match: it hands out neither the parsed Selector
+// nor a printed form, so exercise 02 cannot be answered by calling it.
 
-// Requirement is one term of a selector: key op values.
-type Requirement struct {
-	Key string
-	// Op is one of "=", "!=", "in", "notin", "exists", "!".
-	Op     string
-	Values []string
+// Selector is a parsed label selector. The zero Selector matches
+// everything.
+type Selector struct {
+	sel selector.Selector
 }
 
-// Selector is a parsed label or field selector: every requirement must
-// hold. The zero Selector matches everything.
-type Selector []Requirement
+// ParseSelector parses a label selector such as
+// "app=web,tier!=db,env in (prod,staging),!canary,replicas>2", as
+// upstream's labels.Parse does. Its error reads like upstream's, such as
+// "client: found ',', expected: identifier after ','".
+func ParseSelector(s string) (Selector, error) {
+	sel, err := labelsel.Parse(s)
+	if err != nil {
+		var pe *selector.ParseError
+		if errors.As(err, &pe) {
+			found := "end of string"
+			if pe.Found != "" {
+				found = "'" + pe.Found + "'"
+			}
+			return Selector{}, fmt.Errorf("client: found %s, %s", found, pe.Msg)
+		}
+		return Selector{}, fmt.Errorf("client: %w", err)
+	}
+	return Selector{sel: sel}, nil
+}
 
 // Empty says the selector selects everything.
-func (s Selector) Empty() bool { return len(s) == 0 }
+func (s Selector) Empty() bool { return len(s.sel.Requirements) == 0 && !s.sel.MatchNothing }
 
-// Matches reports whether a set of values, looked up by key, satisfies
-// every requirement. get returns the value and whether the key is set.
+// Matches reports whether the labels that get looks up satisfy the
+// selector; get returns a label's value and whether it is set.
 func (s Selector) Matches(get func(key string) (string, bool)) bool {
-	for _, r := range s {
-		v, ok := get(r.Key)
-		switch r.Op {
-		case "=":
-			if !ok || v != r.Values[0] {
-				return false
-			}
-		case "!=":
-			if ok && v == r.Values[0] {
-				return false
-			}
-		case "in":
-			if !ok || !contains(r.Values, v) {
-				return false
-			}
-		case "notin":
-			if ok && contains(r.Values, v) {
-				return false
-			}
-		case "exists":
-			if !ok {
-				return false
-			}
-		case "!":
-			if ok {
-				return false
-			}
-		}
-	}
-	return true
+	return labelsel.Matches(s.sel, get)
 }
 
 // MatchesLabels reports whether labels satisfy the selector.
@@ -67,177 +57,64 @@ func (s Selector) MatchesLabels(labels map[string]string) bool {
 	return s.Matches(func(k string) (string, bool) { v, ok := labels[k]; return v, ok })
 }
 
-// String prints the selector back in canonical form.
-func (s Selector) String() string {
-	parts := make([]string, len(s))
-	for i, r := range s {
-		switch r.Op {
-		case "=", "!=":
-			parts[i] = r.Key + r.Op + r.Values[0]
-		case "in", "notin":
-			parts[i] = r.Key + " " + r.Op + " (" + strings.Join(r.Values, ",") + ")"
-		case "exists":
-			parts[i] = r.Key
-		case "!":
-			parts[i] = "!" + r.Key
+// Requirement is one term of a field selector: key op value.
+type Requirement struct {
+	Key string
+	// Op is "=" or "!=" ("==" reads as "=").
+	Op     string
+	Values []string
+}
+
+// FieldSelector is a parsed field selector such as
+// "spec.nodeName=node-1,status.phase!=Running": every requirement must
+// hold. The zero FieldSelector matches everything.
+type FieldSelector []Requirement
+
+// Empty says the selector selects everything.
+func (s FieldSelector) Empty() bool { return len(s) == 0 }
+
+// Matches reports whether the fields that get looks up satisfy every
+// requirement.
+func (s FieldSelector) Matches(get func(key string) (string, bool)) bool {
+	for _, r := range s {
+		v, _ := get(r.Key)
+		if (v == r.Values[0]) != (r.Op == "=") {
+			return false
 		}
 	}
-	return strings.Join(parts, ",")
+	return true
 }
 
-func contains(vs []string, v string) bool {
-	for _, x := range vs {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-// ParseSelector parses a label selector such as
-// "app=web,tier!=db,env in (prod,staging),!canary".
-func ParseSelector(s string) (Selector, error) {
-	p := &selParser{s: s}
-	return p.parse(true)
-}
-
-// ParseFieldSelector parses a field selector such as
-// "spec.nodeName=node-1,status.phase!=Running": only =, == and != exist.
-func ParseFieldSelector(s string) (Selector, error) {
-	p := &selParser{s: s}
-	return p.parse(false)
-}
-
-type selParser struct {
-	s   string
-	pos int
-}
-
-func (p *selParser) skipSpace() {
-	for p.pos < len(p.s) && p.s[p.pos] == ' ' {
-		p.pos++
-	}
-}
-
-func (p *selParser) errorf(format string, args ...any) error {
-	return fmt.Errorf("client: selector %q at position %d: %s", p.s, p.pos, fmt.Sprintf(format, args...))
-}
-
-func isKeyChar(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_./", c) >= 0
-}
-
-func (p *selParser) word() string {
-	start := p.pos
-	for p.pos < len(p.s) && isKeyChar(p.s[p.pos]) {
-		p.pos++
-	}
-	return p.s[start:p.pos]
-}
-
-func (p *selParser) parse(labels bool) (Selector, error) {
-	var sel Selector
-	p.skipSpace()
-	if p.pos == len(p.s) {
+// ParseFieldSelector parses a field selector: terms separated by commas,
+// each "key=value", "key==value" or "key!=value"; the value may hold any
+// character but a comma (k8s.io/apimachinery/pkg/fields/selector.go,
+// without its backslash escapes).
+func ParseFieldSelector(s string) (FieldSelector, error) {
+	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
-	for {
-		p.skipSpace()
-		r, err := p.requirement(labels)
-		if err != nil {
-			return nil, err
+	var sel FieldSelector
+	for _, term := range strings.Split(s, ",") {
+		// The first operator from the left splits the term (splitTerm in
+		// upstream's fields package).
+		var key, op, value string
+	scan:
+		for i := range term {
+			for _, o := range []string{"!=", "==", "="} {
+				if strings.HasPrefix(term[i:], o) {
+					key, op, value = term[:i], o, term[i+len(o):]
+					break scan
+				}
+			}
 		}
-		sel = append(sel, r)
-		p.skipSpace()
-		if p.pos == len(p.s) {
-			break
+		key = strings.TrimSpace(key)
+		if op == "" || key == "" {
+			return nil, fmt.Errorf("client: invalid field selector %q: %q is not key=value, key==value or key!=value", s, term)
 		}
-		if p.s[p.pos] != ',' {
-			return nil, p.errorf("expected ',' but found %q", p.s[p.pos:p.pos+1])
+		if op == "==" {
+			op = "="
 		}
-		p.pos++
+		sel = append(sel, Requirement{Key: key, Op: op, Values: []string{strings.TrimSpace(value)}})
 	}
 	return sel, nil
-}
-
-func (p *selParser) requirement(labels bool) (Requirement, error) {
-	if labels && p.pos < len(p.s) && p.s[p.pos] == '!' {
-		p.pos++
-		p.skipSpace()
-		k := p.word()
-		if k == "" {
-			return Requirement{}, p.errorf("expected a key after '!'")
-		}
-		return Requirement{Key: k, Op: "!"}, nil
-	}
-	k := p.word()
-	if k == "" {
-		return Requirement{}, p.errorf("expected a key")
-	}
-	p.skipSpace()
-	rest := p.s[p.pos:]
-	switch {
-	case strings.HasPrefix(rest, "=="), strings.HasPrefix(rest, "!="):
-		op := "="
-		if rest[0] == '!' {
-			op = "!="
-		}
-		p.pos += 2
-		return p.value(k, op, labels)
-	case strings.HasPrefix(rest, "="):
-		p.pos++
-		return p.value(k, "=", labels)
-	case labels && (strings.HasPrefix(rest, "in ") || strings.HasPrefix(rest, "in(") || strings.HasPrefix(rest, "notin ") || strings.HasPrefix(rest, "notin(")):
-		op := "in"
-		if strings.HasPrefix(rest, "notin") {
-			op = "notin"
-		}
-		p.pos += len(op)
-		p.skipSpace()
-		if p.pos == len(p.s) || p.s[p.pos] != '(' {
-			return Requirement{}, p.errorf("expected '(' after %q", op)
-		}
-		p.pos++
-		var vals []string
-		for {
-			p.skipSpace()
-			vals = append(vals, p.word())
-			p.skipSpace()
-			if p.pos == len(p.s) {
-				return Requirement{}, p.errorf("expected ')'")
-			}
-			if p.s[p.pos] == ')' {
-				p.pos++
-				break
-			}
-			if p.s[p.pos] != ',' {
-				return Requirement{}, p.errorf("expected ',' or ')' but found %q", p.s[p.pos:p.pos+1])
-			}
-			p.pos++
-		}
-		sort.Strings(vals)
-		return Requirement{Key: k, Op: op, Values: vals}, nil
-	case labels && (rest == "" || rest[0] == ','):
-		return Requirement{Key: k, Op: "exists"}, nil
-	case rest == "":
-		return Requirement{}, p.errorf("expected an operator after %q", k)
-	default:
-		return Requirement{}, p.errorf("unexpected %q", rest[:1])
-	}
-}
-
-func (p *selParser) value(k, op string, labels bool) (Requirement, error) {
-	p.skipSpace()
-	var v string
-	if labels {
-		v = p.word()
-	} else {
-		// Field values may hold any character but the separator.
-		start := p.pos
-		for p.pos < len(p.s) && p.s[p.pos] != ',' {
-			p.pos++
-		}
-		v = strings.TrimSpace(p.s[start:p.pos])
-	}
-	return Requirement{Key: k, Op: op, Values: []string{v}}, nil
 }

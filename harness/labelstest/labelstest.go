@@ -119,6 +119,11 @@ var KeyCases = []ValidationCase{
 	{rep("x", 64), []string{NameLongMsg}},
 	{rep("x", 63) + "-", []string{NameLongMsg, NameFormatMsg}},
 	{"/app", []string{PrefixEmptyMsg}},
+	{"/-app", []string{PrefixEmptyMsg, NameFormatMsg}},
+	{"a..b/app", []string{PrefixFormatMsg}},
+	{"a.-b/app", []string{PrefixFormatMsg}},
+	{"a-.b/app", []string{PrefixFormatMsg}},
+	{"a-b.c-d/app", nil},
 	{"Example.com/app", []string{PrefixFormatMsg}},
 	{"example_com/app", []string{PrefixFormatMsg}},
 	{"example.com./app", []string{PrefixFormatMsg}},
@@ -233,6 +238,18 @@ var ParseCases = []ParseCase{
 		req("y", selector.DoesNotExist),
 		req("z", selector.NotIn, "a"),
 	)},
+	{"tier\t=\tweb,\n!canary\r\n", sel(
+		req("canary", selector.DoesNotExist),
+		req("tier", selector.Equals, "web"),
+	)},
+	{"env\tin\t(prod,\tstaging)", sel(req("env", selector.In, "prod", "staging"))},
+	{"replicas>1", sel(req("replicas", selector.GreaterThan, "1"))},
+	{"replicas < 10", sel(req("replicas", selector.LessThan, "10"))},
+	{"gen>0,gen<5,app", sel(
+		req("app", selector.Exists),
+		req("gen", selector.GreaterThan, "0"),
+		req("gen", selector.LessThan, "5"),
+	)},
 }
 
 func parse(t *suite.T, impl Impl) {
@@ -278,6 +295,15 @@ var ParseErrorCases = []ParseErrorCase{
 	{"a/b/c", 0, "a/b/c", "a valid label key"},
 	{"a=b/c", 2, "b/c", "a valid label must be an empty string"},
 	{"x in (a,-b)", 8, "-b", "a valid label must be an empty string"},
+	{"a\tb", 2, "b", ""},
+	{"a>b", 2, "b", "for 'Gt', 'Lt' operators, the value must be an integer"},
+	{"a<1.5", 2, "1.5", "for 'Gt', 'Lt' operators, the value must be an integer"},
+	{"a>9223372036854775808", 2, "9223372036854775808", "for 'Gt', 'Lt' operators, the value must be an integer"},
+	{"a>", 2, "", "for 'Gt', 'Lt' operators, the value must be an integer"},
+	{"a<-1", 2, "-1", "a valid label must be an empty string"},
+	{"a>=1", 2, "=", ""},
+	{"a<>1", 2, ">", ""},
+	{"a in (1)>2", 8, ">", ""},
 }
 
 func parseErrors(t *suite.T, impl Impl) {
@@ -358,6 +384,22 @@ var MatchCases = []MatchCase{
 		req("canary", selector.DoesNotExist),
 		req("env", selector.In, "prod", "staging"),
 	), labels{"app": "web"}, false},
+	// Gt and Lt compare integers (Requirement.Matches in
+	// k8s.io/apimachinery/pkg/labels/selector.go): a missing key or a
+	// value that is not an integer does not match.
+	{sel(req("replicas", selector.GreaterThan, "9")), labels{"replicas": "10"}, true},
+	{sel(req("replicas", selector.GreaterThan, "9")), labels{"replicas": "9"}, false},
+	{sel(req("replicas", selector.GreaterThan, "9")), labels{"replicas": "-10"}, false},
+	{sel(req("replicas", selector.GreaterThan, "9")), labels{}, false},
+	{sel(req("replicas", selector.GreaterThan, "-1")), labels{"replicas": "x"}, false},
+	{sel(req("replicas", selector.LessThan, "10")), labels{"replicas": "9"}, true},
+	{sel(req("replicas", selector.LessThan, "10")), labels{"replicas": "-2"}, true},
+	{sel(req("replicas", selector.LessThan, "10")), labels{"replicas": "10"}, false},
+	{sel(req("replicas", selector.LessThan, "10")), labels{}, false},
+	{sel(req("replicas", selector.LessThan, "10")), labels{"replicas": ""}, false},
+	{sel(req("replicas", selector.LessThan, "10")), labels{"replicas": "1e1"}, false},
+	{sel(req("gen", selector.GreaterThan, "0"), req("gen", selector.LessThan, "5")), labels{"gen": "3"}, true},
+	{sel(req("gen", selector.GreaterThan, "0"), req("gen", selector.LessThan, "5")), labels{"gen": "5"}, false},
 }
 
 func match(t *suite.T, impl Impl) {
@@ -446,6 +488,12 @@ var LabelSelectorErrorCases = []LabelSelectorErrorCase{
 		"values set must be empty for exists and does not exist"},
 	{"unknown operator", &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{expr("env", "Equals", "prod")}},
 		`"Equals" is not a valid label selector operator`},
+	// metav1.LabelSelectorAsSelector (k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go)
+	// knows In, NotIn, Exists and DoesNotExist only.
+	{"Gt is no matchExpressions operator", &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{expr("replicas", "Gt", "1")}},
+		`"Gt" is not a valid label selector operator`},
+	{"Lt is no matchExpressions operator", &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{expr("replicas", "Lt", "1")}},
+		`"Lt" is not a valid label selector operator`},
 	{"bad key in matchLabels", &api.LabelSelector{MatchLabels: map[string]string{"-app": "web"}},
 		"name part must consist of"},
 	{"bad value in matchLabels", &api.LabelSelector{MatchLabels: map[string]string{"app": "web/v1"}},
@@ -545,6 +593,11 @@ var StringCases = []StringCase{
 	{sel(req("canary", selector.Exists)), "canary"},
 	{sel(req("canary", selector.DoesNotExist)), "!canary"},
 	{sel(req("tier", selector.Equals, "")), "tier="},
+	{sel(req("replicas", selector.GreaterThan, "1")), "replicas>1"},
+	{sel(req("replicas", selector.LessThan, "10")), "replicas<10"},
+	// Upstream's Nothing() prints as the empty string too: the print
+	// of a selector that matches nothing parses back to Everything.
+	{selector.Nothing(), ""},
 	{sel(
 		req("tier", selector.Equals, "web"),
 		req("env", selector.In, "staging", "prod"),

@@ -9,7 +9,12 @@
 // learner's result with what upstream Kubernetes would produce.
 //
 // The operators and their spelling are upstream's
-// (k8s.io/apimachinery/pkg/selection).
+// (k8s.io/apimachinery/pkg/selection/operator.go).
+//
+// The harness filters lists with the same model (harness/client), through
+// a parser that only harness packages can import and that hands out no
+// Selector: a student copy holds no parser the learner could call instead
+// of writing their own.
 package selector
 
 import (
@@ -39,13 +44,18 @@ const (
 	Exists Operator = "exists"
 	// DoesNotExist is "!a": the key is not set.
 	DoesNotExist Operator = "!"
+	// GreaterThan is "a>1": the key is set to an integer greater than the
+	// value.
+	GreaterThan Operator = "gt"
+	// LessThan is "a<1": the key is set to an integer less than the value.
+	LessThan Operator = "lt"
 )
 
 // Requirement is one term of a selector: Key Operator Values.
 //
 // Equals, DoubleEquals and NotEquals have exactly one value (which may be
-// the empty string); In and NotIn at least one; Exists and DoesNotExist
-// none.
+// the empty string); GreaterThan and LessThan exactly one, a decimal
+// integer; In and NotIn at least one; Exists and DoesNotExist none.
 type Requirement struct {
 	Key      string
 	Operator Operator

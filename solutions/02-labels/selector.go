@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kubekata/kubekata/harness/api"
@@ -30,11 +31,15 @@ const (
 	tokOpen         // (
 	tokClose        // )
 	tokComma        // ,
+	tokGreater      // >
+	tokLess         // <
 )
 
+// isSpace is upstream's isWhitespace: a tab or a newline separates tokens
+// as well as a space does.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
-func isSpecial(c byte) bool { return strings.IndexByte("=!(),", c) >= 0 }
+func isSpecial(c byte) bool { return strings.IndexByte("=!(),<>", c) >= 0 }
 
 // lex splits the input into tokens. Words are anything between spaces and
 // special characters; "in" and "notin" stay words, because they are
@@ -59,7 +64,7 @@ func lex(s string) []token {
 			toks = append(toks, token{tokNotEquals, "!=", start})
 		case isSpecial(c):
 			i++
-			kind := map[byte]tokenKind{'=': tokEquals, '!': tokNot, '(': tokOpen, ')': tokClose, ',': tokComma}[c]
+			kind := map[byte]tokenKind{'=': tokEquals, '!': tokNot, '(': tokOpen, ')': tokClose, ',': tokComma, '>': tokGreater, '<': tokLess}[c]
 			toks = append(toks, token{kind, s[start:i], start})
 		default:
 			for i < len(s) && !isSpace(s[i]) && !isSpecial(s[i]) {
@@ -90,7 +95,7 @@ func (p *parser) fail(t token, format string, args ...any) error {
 	return &selector.ParseError{Input: p.input, Pos: t.pos, Found: t.text, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Parse reads a selector string such as "app=web,env in (prod,staging)".
+// Parse reads a selector string such as "app=web,env in (prod,staging),replicas>1".
 // The result is in canonical form, so that two strings that mean the same
 // query parse to equal selectors.
 func Parse(s string) (selector.Selector, error) {
@@ -153,12 +158,16 @@ func (p *parser) requirement() (selector.Requirement, error) {
 		r.Operator = selector.DoubleEquals
 	case op.kind == tokNotEquals:
 		r.Operator = selector.NotEquals
+	case op.kind == tokGreater:
+		r.Operator = selector.GreaterThan
+	case op.kind == tokLess:
+		r.Operator = selector.LessThan
 	case op.kind == tokIdent && op.text == "in":
 		r.Operator = selector.In
 	case op.kind == tokIdent && op.text == "notin":
 		r.Operator = selector.NotIn
 	default:
-		return r, p.fail(op, "expected: in, notin, =, ==, !=")
+		return r, p.fail(op, "expected: in, notin, =, ==, !=, gt, lt")
 	}
 	var valueToks []token
 	if r.Operator == selector.In || r.Operator == selector.NotIn {
@@ -181,6 +190,12 @@ func (p *parser) requirement() (selector.Requirement, error) {
 		}
 	}
 	for _, v := range valueToks {
+		// Gt and Lt compare numbers, so their value must be one.
+		if r.Operator == selector.GreaterThan || r.Operator == selector.LessThan {
+			if _, err := strconv.ParseInt(v.text, 10, 64); err != nil {
+				return r, p.fail(v, "for 'Gt', 'Lt' operators, the value must be an integer")
+			}
+		}
 		if errs := IsLabelValue(v.text); len(errs) > 0 {
 			return r, p.fail(v, "invalid label value: %s", strings.Join(errs, "; "))
 		}
@@ -240,12 +255,32 @@ func Matches(sel selector.Selector, labels map[string]string) bool {
 			match = ok
 		case selector.DoesNotExist:
 			match = !ok
+		case selector.GreaterThan, selector.LessThan:
+			// Only a label that is set to an integer can compare.
+			match = ok && compare(r, v)
 		}
 		if !match {
 			return false
 		}
 	}
 	return true
+}
+
+// compare answers Gt and Lt; a value that is not an integer never
+// matches.
+func compare(r selector.Requirement, v string) bool {
+	have, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || len(r.Values) != 1 {
+		return false
+	}
+	want, err := strconv.ParseInt(r.Values[0], 10, 64)
+	if err != nil {
+		return false
+	}
+	if r.Operator == selector.GreaterThan {
+		return have > want
+	}
+	return have < want
 }
 
 // LabelSelectorAsSelector turns the structured selector of a manifest
@@ -275,6 +310,8 @@ func LabelSelectorAsSelector(ls *api.LabelSelector) (selector.Selector, error) {
 		case api.LabelSelectorOpDoesNotExist:
 			op = selector.DoesNotExist
 		default:
+			// Gt and Lt exist in selector strings (and in node
+			// affinity), not in a LabelSelector's matchExpressions.
 			return selector.Selector{}, fmt.Errorf("labels: %q is not a valid label selector operator", e.Operator)
 		}
 		if err := checkRequirement(e.Key, op, e.Values); err != nil {
@@ -335,6 +372,10 @@ func String(sel selector.Selector) string {
 			parts[i] = "!" + r.Key
 		case selector.In, selector.NotIn:
 			parts[i] = r.Key + " " + string(r.Operator) + " (" + strings.Join(vals, ",") + ")"
+		case selector.GreaterThan:
+			parts[i] = r.Key + ">" + one
+		case selector.LessThan:
+			parts[i] = r.Key + "<" + one
 		default: // =, ==, !=
 			parts[i] = r.Key + string(r.Operator) + one
 		}
