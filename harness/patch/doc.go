@@ -13,7 +13,8 @@
 //     $deleteFromPrimitiveList and $setElementOrder.
 //   - JSON, JSON patch (RFC 6902, application/json-patch+json, kubectl
 //     patch --type=json): a list of add, remove, replace, move, copy and
-//     test operations on JSON pointers.
+//     test operations on JSON pointers; as in json-patch, a copy is deep
+//     and a negative list index counts from the end.
 //
 // The contract is Apply: the stored object's JSON and the request body in,
 // the patched JSON out, or an *Error that carries the HTTP status upstream

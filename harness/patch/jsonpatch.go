@@ -112,9 +112,9 @@ func pointerGet(doc any, path string) (any, error) {
 			}
 			cur = v
 		case []any:
-			i, err := strconv.Atoi(p)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, fmt.Errorf("path %s: no index %q", path, p)
+			i, err := listIndex(p, len(c), false)
+			if err != nil {
+				return nil, fmt.Errorf("path %s: %w", path, err)
 			}
 			cur = c[i]
 		default:
@@ -146,9 +146,9 @@ func pointerSet(doc any, path string, value any, insert bool) (any, error) {
 		return doc, nil
 	case []any:
 		i := len(c)
-		if last != "-" {
-			if i, err = strconv.Atoi(last); err != nil || i < 0 || i > len(c) || (!insert && i == len(c)) {
-				return nil, fmt.Errorf("path %s: no index %q", path, last)
+		if last != "-" || !insert {
+			if i, err = listIndex(last, len(c), insert); err != nil {
+				return nil, fmt.Errorf("path %s: %w", path, err)
 			}
 		}
 		var out []any
@@ -183,12 +183,36 @@ func pointerRemove(doc any, path string) (any, error) {
 		delete(c, last)
 		return doc, nil
 	case []any:
-		i, err := strconv.Atoi(last)
-		if err != nil || i < 0 || i >= len(c) {
-			return nil, fmt.Errorf("path %s: no index %q", path, last)
+		i, err := listIndex(last, len(c), false)
+		if err != nil {
+			return nil, fmt.Errorf("path %s: %w", path, err)
 		}
 		out := append(append([]any{}, c[:i]...), c[i+1:]...)
 		return pointerSet(doc, parentPath, out, false)
 	}
 	return nil, fmt.Errorf("path %s does not exist", path)
+}
+
+// listIndex reads a list index of a pointer for a list of n elements: at
+// most n for an insert, below n otherwise. As evanphx/json-patch does by
+// default (SupportNegativeIndices), a negative index counts from the end.
+func listIndex(p string, n int, insert bool) (int, error) {
+	i, err := strconv.Atoi(p)
+	if err != nil {
+		return 0, fmt.Errorf("value was not a proper array index: %q", p)
+	}
+	size := n
+	if insert {
+		size = n + 1
+	}
+	if i < 0 {
+		if i < -size {
+			return 0, fmt.Errorf("Unable to access invalid index: %d", i)
+		}
+		i += size
+	}
+	if i >= size {
+		return 0, fmt.Errorf("Unable to access invalid index: %d", i)
+	}
+	return i, nil
 }
