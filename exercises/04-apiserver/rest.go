@@ -3,6 +3,7 @@ package apiserver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -70,6 +71,24 @@ func decode(kind api.Kind, data []byte, strict bool) (api.Object, *api.Status) {
 // strictFields says the client asked for fieldValidation=Strict.
 func strictFields(r *http.Request) bool {
 	return r.URL.Query().Get("fieldValidation") == "Strict"
+}
+
+// warnUnknownFields is fieldValidation=Warn, upstream's default: a field
+// the kind does not have is dropped, and the client is told so in a
+// Warning header, 299 - "unknown field \"spec.foo\""
+// (k8s.io/apiserver/pkg/endpoints/handlers/rest.go and
+// pkg/endpoints/filters/warning.go). Ignore says nothing; Strict is a 400
+// in decode.
+func warnUnknownFields(w http.ResponseWriter, r *http.Request, kind api.Kind, data []byte) {
+	if v := r.URL.Query().Get("fieldValidation"); v != "" && v != "Warn" {
+		return
+	}
+	var unknown *api.UnknownFieldsError
+	if err := (api.Codec{}).DecodeInto(data, kind.New()); errors.As(err, &unknown) {
+		for _, f := range unknown.Fields {
+			w.Header().Add("Warning", "299 - "+strconv.Quote(fmt.Sprintf("unknown field %q", f)))
+		}
+	}
 }
 
 // orNone is s, or "(none)" when it is empty.
@@ -178,8 +197,26 @@ func randomSuffix() string {
 // uid, creationTimestamp, resourceVersion and generation; call
 // prepareStatusOnCreate so that a client cannot invent a status.
 func (s *server) create(w http.ResponseWriter, r *http.Request, req request) {
-	// TODO: decode the body, fill in what only the server decides, validate, refuse a resourceVersion the client set (resourceVersionOnCreate), store it under a new key and answer 201 with the stored object.
+	// TODO: decode the body, fill in what only the server decides (generation 1 if hasGeneration), validate, refuse a resourceVersion the client set (resourceVersionOnCreate), store it (with warnUnknownFields on the response) under a new key and answer 201 with the stored object.
 	panic("not implemented: create")
+}
+
+// hasGeneration says whether objects of kind count their spec changes in
+// metadata.generation: kinds with a spec, except nodes and namespaces,
+// whose upstream strategies never set it (pkg/registry/core/node and
+// namespace strategy.go).
+func hasGeneration(kind api.Kind, obj api.Object) bool {
+	return fieldOf(obj, "Spec").IsValid() && kind.Resource != "nodes" && kind.Resource != "namespaces"
+}
+
+// bumpGeneration counts the start of a delete as a change of desired
+// state: a controller must see it (k8s.io/apiserver/pkg/registry/rest/
+// delete.go, BeforeDelete, and registry/generic/registry/store.go for
+// objects held by finalizers).
+func bumpGeneration(m *api.ObjectMeta) {
+	if m.Generation > 0 {
+		m.Generation++
+	}
 }
 
 // prepareStatusOnCreate: for kinds whose status is written by a
@@ -210,7 +247,7 @@ const maxRetries = 16
 
 // update serves PUT on an object or its status subresource.
 func (s *server) update(w http.ResponseWriter, r *http.Request, req request) {
-	// TODO: decode the body and write it over the stored object with s.write.
+	// TODO: decode the body, warnUnknownFields, and write it over the stored object with s.write.
 	panic("not implemented: update")
 }
 
@@ -221,7 +258,7 @@ func (s *server) update(w http.ResponseWriter, r *http.Request, req request) {
 // gets its change applied to the latest version (upstream's unconditional
 // update), retrying when another writer got there first.
 func (s *server) write(w http.ResponseWriter, r *http.Request, req request, change func(old api.Object) (api.Object, *api.Status)) {
-	// TODO: read the stored object, compute the new one with change, reject a stale resourceVersion, merge, validate, and compare-and-swap it in on the mod_revision you read.
+	// TODO: read the stored object, compute the new one with change, reject a stale resourceVersion, merge, validate (and validatePodUpdate for a pod's own PUT), and compare-and-swap it in on the mod_revision you read.
 	panic("not implemented: write")
 }
 
@@ -229,14 +266,18 @@ func (s *server) write(w http.ResponseWriter, r *http.Request, req request, chan
 // subresource: a write to the object cannot change its status, a write to
 // status can change nothing else, and the server-owned metadata stays.
 func (s *server) merge(req request, old, obj api.Object) api.Object {
-	// TODO: keep what the server owns from old (uid, creationTimestamp, deletion fields, generation, status) in obj, count a spec change in generation, and hand status writes to mergeStatus.
+	// TODO: keep what the server owns from old (uid, creationTimestamp, deletion fields, generation, status) in obj, count a spec change in generation for kinds that have one (hasGeneration), and hand status writes to mergeStatus.
 	panic("not implemented: merge")
 }
 
-// mergeStatus is a write to the status subresource: the stored object
-// with only the new status.
+// mergeStatus is a write to the status subresource: the new status and
+// the new metadata, but the stored spec and the metadata the server owns.
+// Upstream's status strategies also keep a pod's ownerReferences and
+// deletionTimestamp (pkg/registry/core/pod/strategy.go,
+// podStatusStrategy.PrepareForUpdate) and the labels of a Deployment or
+// ReplicaSet (pkg/registry/apps/*/strategy.go).
 func mergeStatus(kind api.Kind, old, obj api.Object) api.Object {
-	// TODO: return a copy of old whose status is obj's and whose resourceVersion is the one obj was sent with.
+	// TODO: return obj with old's spec and the metadata the server owns from old (namespace, uid, creationTimestamp, deletion fields, generation), and as upstream old's ownerReferences for a pod and old's labels for a Deployment or ReplicaSet.
 	panic("not implemented: mergeStatus")
 }
 
@@ -245,7 +286,7 @@ func mergeStatus(kind api.Kind, old, obj api.Object) api.Object {
 // delete serves DELETE on an object, with DeleteOptions in the body and
 // gracePeriodSeconds or propagationPolicy in the query.
 func (s *server) delete(w http.ResponseWriter, r *http.Request, req request) {
-	// TODO: delete the object named by req, honouring the DeleteOptions' preconditions (preconditionFailed), its finalizers and a pod's grace period.
+	// TODO: delete the object named by req, honouring the DeleteOptions' preconditions (preconditionFailed), its finalizers and a pod's grace period; bumpGeneration when you first set deletionTimestamp.
 	panic("not implemented: delete")
 }
 
@@ -266,7 +307,7 @@ func addFinalizer(m *api.ObjectMeta, f string) bool {
 // once; otherwise the request's value, else the pod's
 // terminationGracePeriodSeconds, else 30 seconds.
 func (s *server) gracePeriod(obj api.Object, requested *int64) int64 {
-	// TODO: return how many seconds a delete of obj waits: 0 for anything but a pod on a node that has not finished, else requested, else the pod's terminationGracePeriodSeconds, else 30.
+	// TODO: return how many seconds a delete of obj waits: 0 for anything but a pod on a node that has not finished, else requested (1 if it is negative), else the pod's terminationGracePeriodSeconds, else 30.
 	panic("not implemented: gracePeriod")
 }
 

@@ -105,12 +105,100 @@ func lastSlash(s string) int {
 
 // validate checks obj before it is stored and returns every problem.
 func validate(kind api.Kind, obj api.Object) []fieldError {
-	// TODO: check obj's name, namespace and labels (and a pod's spec with validatePodSpec), returning one fieldError per bad field.
+	// TODO: check obj's name, namespace and labels (and a pod's spec with validatePodSpec, a Deployment's or ReplicaSet's with validateReplicated), returning one fieldError per bad field.
 	panic("not implemented: validate")
 }
 
 // validatePodSpec checks what a pod needs to run.
 func validatePodSpec(spec *api.PodSpec) []fieldError {
-	// TODO: check that the pod has containers, and that each has a unique, valid name and an image.
+	// TODO: check that the pod has containers, and that each has a unique, valid name, an image and no negative resources (validateResources).
 	panic("not implemented: validatePodSpec")
+}
+
+// validateReplicated checks what Deployments and ReplicaSets share
+// (pkg/apis/apps/validation/validation.go, ValidateDeploymentSpec and
+// ValidateReplicaSetSpec): a count that is not negative, and a selector
+// that selects the pods the template makes, or the controller would make
+// pods forever.
+func validateReplicated(replicas *int32, sel *api.LabelSelector, template map[string]string) []fieldError {
+	// TODO: return the errors of a Deployment's or ReplicaSet's replicas (not negative: negative) and selector (required, not empty, and selecting the template's labels: selectorMatches), with upstream's messages.
+	panic("not implemented: validateReplicated")
+}
+
+// negative is upstream's error for a number or quantity below zero
+// (apimachinery's ValidateNonnegativeField and core's
+// ValidateNonnegativeQuantity).
+func negative(field, value string) fieldError {
+	return fieldError{api.CauseTypeFieldValueInvalid, field, fmt.Sprintf("Invalid value: %s: must be greater than or equal to 0", value)}
+}
+
+// validateResources refuses negative requests and limits
+// (pkg/apis/core/validation/validation.go, ValidateResourceRequirements).
+func validateResources(field string, r api.ResourceRequirements) []fieldError {
+	// TODO: return one negative error per request or limit below zero, in the order limits then requests, by resource name, at field.limits[name] or field.requests[name].
+	panic("not implemented: validateResources")
+}
+
+// podUpdatable is upstream's list of the pod spec fields an update may
+// change (pkg/apis/core/validation/validation.go, ValidatePodUpdate).
+const podUpdatable = "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+
+// validatePodUpdate refuses a change of a pod's spec beyond the fields
+// upstream lets an update change: a pod is not edited in place, it is
+// replaced.
+func validatePodUpdate(old, pod *api.Pod) []fieldError {
+	// TODO: return a 422 Forbidden error on spec, with upstream's message and podUpdatable, when pod's spec differs from old's in more than the fields podUpdatable names (withImages forgives image changes).
+	panic("not implemented: validatePodUpdate")
+}
+
+// withImages returns updated with the images of old's containers, so
+// that a change of image, and only that, is forgiven.
+func withImages(old, updated []api.Container) []api.Container {
+	if len(old) != len(updated) {
+		return updated
+	}
+	out := make([]api.Container, len(updated))
+	copy(out, updated)
+	for i := range out {
+		out[i].Image = old[i].Image
+	}
+	return out
+}
+
+// selectorMatches reports whether labels satisfy a LabelSelector: every
+// matchLabels pair, and every matchExpressions requirement.
+func selectorMatches(sel *api.LabelSelector, labels map[string]string) bool {
+	for k, v := range sel.MatchLabels {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	for _, r := range sel.MatchExpressions {
+		v, ok := labels[r.Key]
+		in := false
+		for _, x := range r.Values {
+			in = in || ok && x == v
+		}
+		switch r.Operator {
+		case api.LabelSelectorOpIn:
+			if !in {
+				return false
+			}
+		case api.LabelSelectorOpNotIn:
+			if in {
+				return false
+			}
+		case api.LabelSelectorOpExists:
+			if !ok {
+				return false
+			}
+		case api.LabelSelectorOpDoesNotExist:
+			if ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -9,6 +9,7 @@
 package apiservertest
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -296,6 +297,23 @@ func updateConflict(e *env) {
 		t.Fatalf("%s with a new image: metadata.generation = %d, want %d (one more for a spec change)", call, updated.Generation, cur.Generation+1)
 	}
 
+	// Nodes and namespaces have no generation: their upstream strategies
+	// never set it (pkg/registry/core/node/strategy.go,
+	// pkg/registry/core/namespace/strategy.go).
+	for _, c := range []struct{ path, body string }{
+		{nodesPath, `{"apiVersion":"v1","kind":"Node","metadata":{"name":"gen"},"spec":{"podCIDR":"10.0.0.0/24"}}`},
+		{"/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"gen"},"spec":{"finalizers":["kubernetes"]}}`},
+	} {
+		r := e.expect(http.StatusCreated, http.MethodPost, c.path, []byte(c.body))
+		var meta struct {
+			Metadata api.ObjectMeta `json:"metadata"`
+		}
+		e.into(r, &meta)
+		if meta.Metadata.Generation != 0 {
+			t.Fatalf("%s: metadata.generation = %d, want none (0): this kind does not count generations", r.call, meta.Metadata.Generation)
+		}
+	}
+
 	// Updating what does not exist is a 404.
 	ghost := newPod("ghost", nil)
 	r = e.request(http.MethodPut, podsPath+"/ghost", ghost)
@@ -348,6 +366,74 @@ func validation(e *env) {
 	r = e.request(http.MethodPut, podsPath+"/web", bad)
 	st = e.expectStatus(r, http.StatusUnprocessableEntity, api.StatusReasonInvalid, "")
 	checkCause(e, r, st, "metadata.labels", api.CauseTypeFieldValueInvalid)
+
+	podUpdates(e)
+	moreValidation(e)
+}
+
+// podUpdates: a pod's spec is fixed once created, but for a few fields
+// (pkg/apis/core/validation/validation.go, ValidatePodUpdate): a pod is
+// replaced, not edited. A new image is fine; a node or a container more
+// is 422 Forbidden on spec.
+func podUpdates(e *env) {
+	t := e.t
+	const forbidden = `Pod "web" is invalid: spec: Forbidden: pod updates may not change fields other than ` + "`spec.containers[*].image`"
+	p := e.getPod("web")
+	p.Spec.Containers[0].Image = "busybox:1.37"
+	e.expect(http.StatusOK, http.MethodPut, podsPath+"/web", p)
+	for _, c := range []struct {
+		what   string
+		change func(*api.Pod)
+	}{
+		{"spec.nodeName set", func(p *api.Pod) { p.Spec.NodeName = "node-1" }},
+		{"a second container", func(p *api.Pod) {
+			p.Spec.Containers = append(p.Spec.Containers, api.Container{Name: "side", Image: "busybox:1.36"})
+		}},
+		{"a container renamed", func(p *api.Pod) { p.Spec.Containers[0].Name = "other" }},
+	} {
+		p := e.getPod("web")
+		c.change(p)
+		r := e.request(http.MethodPut, podsPath+"/web", p)
+		st := e.expectStatus(r, http.StatusUnprocessableEntity, api.StatusReasonInvalid, "")
+		if !strings.HasPrefix(st.Message, forbidden) {
+			t.Fatalf("%s with %s: message %q\n\twant it to start with %q", r.call, c.what, st.Message, forbidden)
+		}
+		checkCause(e, r, st, "spec", api.CauseTypeFieldValueForbidden)
+	}
+	if got := e.getPod("web"); got.Spec.NodeName != "" || len(got.Spec.Containers) != 1 || got.Spec.Containers[0].Image != "busybox:1.37" {
+		t.Fatalf("after refused pod updates: spec %s, want one container app with image busybox:1.37 and no node", mustJSON(got.Spec))
+	}
+}
+
+// moreValidation: the rules of other kinds' specs
+// (pkg/apis/apps/validation/validation.go, ValidateDeploymentSpec;
+// pkg/apis/core/validation/validation.go, ValidateResourceRequirements;
+// apimachinery's ValidateNonnegativeField).
+func moreValidation(e *env) {
+	t := e.t
+	const depPath = "/apis/apps/v1/namespaces/default/deployments"
+	r := e.request(http.MethodPost, depPath, deployment("web", "web", "db"))
+	st := e.expectStatus(r, http.StatusUnprocessableEntity, api.StatusReasonInvalid,
+		`Deployment.apps "web" is invalid: spec.template.metadata.labels: Invalid value: {"app":"db"}: `+"`selector` does not match template `labels`")
+	checkCause(e, r, st, "spec.template.metadata.labels", api.CauseTypeFieldValueInvalid)
+
+	neg := deployment("neg", "web", "web")
+	neg["spec"].(map[string]any)["replicas"] = -1
+	r = e.request(http.MethodPost, depPath, neg)
+	st = e.expectStatus(r, http.StatusUnprocessableEntity, api.StatusReasonInvalid,
+		`Deployment.apps "neg" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0`)
+	checkCause(e, r, st, "spec.replicas", api.CauseTypeFieldValueInvalid)
+
+	q := newPod("neg", nil)
+	q.Spec.Containers[0].Resources.Requests = api.ResourceList{"cpu": api.MustParse("-100m")}
+	r = e.request(http.MethodPost, podsPath, q)
+	st = e.expectStatus(r, http.StatusUnprocessableEntity, api.StatusReasonInvalid,
+		`Pod "neg" is invalid: spec.containers[0].resources.requests[cpu]: Invalid value: "-100m": must be greater than or equal to 0`)
+	checkCause(e, r, st, "spec.containers[0].resources.requests[cpu]", api.CauseTypeFieldValueInvalid)
+
+	// A matching one is created.
+	e.expect(http.StatusCreated, http.MethodPost, depPath, deployment("ok", "web", "web"))
+	_ = t
 }
 
 func checkCause(e *env, r *response, st *api.Status, field string, typ api.CauseType) {
@@ -400,6 +486,42 @@ func badRequests(e *env) {
 	// And the server still serves.
 	e.createPod(newPod("web", nil))
 	e.getPod("web")
+
+	unknownFields(e)
+}
+
+// unknownFields: fieldValidation decides what an unknown field costs
+// (k8s.io/apiserver/pkg/endpoints/handlers/rest.go): Warn, the default,
+// drops it and says so in a Warning header (299 - "unknown field
+// \"spec.foo\"", pkg/endpoints/filters/warning.go); Ignore drops it
+// silently; Strict refuses the object with a 400.
+func unknownFields(e *env) {
+	t := e.t
+	body := func(name string) []byte {
+		return []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"` + name + `"},"spec":{"foo":1,"containers":[{"name":"app","image":"busybox:1.36"}]}}`)
+	}
+	const want = `299 - "unknown field \"spec.foo\""`
+	r := e.expect(http.StatusCreated, http.MethodPost, podsPath, body("warned"))
+	if got := r.header.Values("Warning"); len(got) != 1 || got[0] != want {
+		t.Fatalf("%s with an unknown field spec.foo: Warning headers %q, want [%q] (fieldValidation=Warn is the default)", r.call, got, want)
+	}
+	p := e.getPod("warned")
+	p.Labels = map[string]string{"v": "2"}
+	data, _ := json.Marshal(p)
+	data = bytes.Replace(data, []byte(`"spec":{`), []byte(`"spec":{"foo":1,`), 1)
+	r = e.expect(http.StatusOK, http.MethodPut, podsPath+"/warned", data)
+	if got := r.header.Values("Warning"); len(got) != 1 || got[0] != want {
+		t.Fatalf("%s with an unknown field spec.foo: Warning headers %q, want [%q]", r.call, got, want)
+	}
+	r = e.expect(http.StatusCreated, http.MethodPost, podsPath+"?fieldValidation=Ignore", body("ignored"))
+	if got := r.header.Values("Warning"); len(got) != 0 {
+		t.Fatalf("%s with an unknown field: Warning headers %q, want none (Ignore)", r.call, got)
+	}
+	r = e.request(http.MethodPost, podsPath+"?fieldValidation=Strict", body("strict"))
+	st := e.expectStatus(r, http.StatusBadRequest, api.StatusReasonBadRequest, "")
+	if !strings.Contains(st.Message, `unknown field "spec.foo"`) {
+		t.Fatalf("%s: message %q, want it to name the unknown field: unknown field \"spec.foo\"", r.call, st.Message)
+	}
 }
 
 // ------------------------------------------------------------ 07
@@ -962,8 +1084,12 @@ func statusSubresource(e *env) {
 	if got.Status.Phase != api.PodRunning || got.Status.PodIP != "10.0.0.9" {
 		t.Fatalf("%s: status = %s, want phase Running and podIP 10.0.0.9", r.call, mustJSON(got.Status))
 	}
-	if got.Spec.Containers[0].Image != "busybox:1.36" || got.Labels["sneaky"] != "" {
-		t.Fatalf("%s with a new image and labels: image %q, labels %v, want busybox:1.36 and no labels (the status subresource changes only status)", r.call, got.Spec.Containers[0].Image, got.Labels)
+	// A status write keeps the stored spec, but takes the metadata:
+	// upstream's pod status strategy resets only the spec, the
+	// deletionTimestamp and the ownerReferences
+	// (pkg/registry/core/pod/strategy.go, podStatusStrategy.PrepareForUpdate).
+	if got.Spec.Containers[0].Image != "busybox:1.36" || got.Labels["sneaky"] != "yes" {
+		t.Fatalf("%s with a new image and labels: image %q, labels %v, want busybox:1.36 (the spec is not the status's to change) and sneaky=yes (metadata is)", r.call, got.Spec.Containers[0].Image, got.Labels)
 	}
 	if got.Generation != created.Generation {
 		t.Fatalf("%s: generation = %d, want %d (a status write is not a spec change)", r.call, got.Generation, created.Generation)
@@ -975,6 +1101,57 @@ func statusSubresource(e *env) {
 	stale.Status.Phase = api.PodFailed
 	r = e.request(http.MethodPut, podsPath+"/web/status", stale)
 	e.expectStatus(r, http.StatusConflict, api.StatusReasonConflict, conflictMsg)
+
+	// ownerReferences are not the status's to change on a pod.
+	p = e.getPod("web")
+	p.OwnerReferences = []api.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "u-1"}}
+	r = e.expect(http.StatusOK, http.MethodPut, podsPath+"/web/status", p)
+	if got := e.getPod("web"); len(got.OwnerReferences) != 0 {
+		t.Fatalf("%s with ownerReferences: ownerReferences = %s, want none (a pod's status write keeps the stored ones)", r.call, mustJSON(got.OwnerReferences))
+	}
+
+	// A Deployment's status write keeps its spec and its labels
+	// (pkg/registry/apps/deployment/strategy.go,
+	// deploymentStatusStrategy.PrepareForUpdate).
+	const depPath = "/apis/apps/v1/namespaces/default/deployments"
+	e.expect(http.StatusCreated, http.MethodPost, depPath, deployment("web", "web", "web"))
+	r = e.expect(http.StatusOK, http.MethodGet, depPath+"/web", nil)
+	var d api.Deployment
+	e.into(r, &d)
+	d.Labels = map[string]string{"sneaky": "yes"}
+	d.Spec.Replicas = ptr(int32(7))
+	d.Status.Replicas = 3
+	r = e.expect(http.StatusOK, http.MethodPut, depPath+"/web/status", &d)
+	d = api.Deployment{}
+	e.into(e.expect(http.StatusOK, http.MethodGet, depPath+"/web", nil), &d)
+	if d.Status.Replicas != 3 || d.Labels["sneaky"] != "" || (d.Spec.Replicas != nil && *d.Spec.Replicas == 7) {
+		t.Fatalf("%s with status.replicas 3, spec.replicas 7 and a label: status.replicas %d, spec.replicas %v, labels %v; want 3, unchanged, no label sneaky", r.call, d.Status.Replicas, ptrString32(d.Spec.Replicas), d.Labels)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func ptrString32(p *int32) string {
+	if p == nil {
+		return "nil"
+	}
+	return strconv.Itoa(int(*p))
+}
+
+// deployment is a Deployment whose selector is app=sel and whose template
+// has the label app=tpl.
+func deployment(name, sel, tpl string) map[string]any {
+	return map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": name},
+		"spec": map[string]any{
+			"selector": map[string]any{"matchLabels": map[string]any{"app": sel}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": tpl}},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": "web", "image": "nginx:1.27"}}},
+			},
+		},
+	}
 }
 
 // ------------------------------------------------------------ 12
@@ -1071,6 +1248,13 @@ func deletion(e *env) {
 	if held.DeletionTimestamp == nil {
 		t.Fatalf("%s of a pod with a finalizer: the pod has no deletionTimestamp, want it marked for deletion and kept", r.call)
 	}
+	// Starting a delete is a change of desired state: generation counts
+	// it (k8s.io/apiserver/pkg/registry/generic/registry/store.go for
+	// objects held by finalizers, rest/delete.go BeforeDelete for
+	// graceful ones).
+	if held.Generation != 2 {
+		t.Fatalf("%s of a pod with a finalizer: metadata.generation = %d, want 2 (1 on create, one more for the deletionTimestamp)", r.call, held.Generation)
+	}
 	held.Finalizers = nil
 	r = e.expect(http.StatusOK, http.MethodPut, podsPath+"/held", held)
 	r = e.request(http.MethodGet, podsPath+"/held", nil)
@@ -1088,10 +1272,28 @@ func deletion(e *env) {
 	if got.DeletionTimestamp == nil || got.DeletionGracePeriodSeconds == nil || *got.DeletionGracePeriodSeconds != 30 {
 		t.Fatalf("%s of a pod on a node: deletionTimestamp %v, deletionGracePeriodSeconds %v, want both set, the grace period 30 (the default)", r.call, got.DeletionTimestamp, ptrString(got.DeletionGracePeriodSeconds))
 	}
+	if got.Generation != 2 {
+		t.Fatalf("%s of a pod on a node: metadata.generation = %d, want 2 (one more for the deletionTimestamp)", r.call, got.Generation)
+	}
+	// A shorter grace period later does not count again.
+	r = e.expect(http.StatusOK, http.MethodDelete, podsPath+"/graceful?gracePeriodSeconds=10", nil)
+	if got := e.getPod("graceful"); got.Generation != 2 || got.DeletionGracePeriodSeconds == nil || *got.DeletionGracePeriodSeconds != 10 {
+		t.Fatalf("%s: generation %d, deletionGracePeriodSeconds %s, want 2 and 10", r.call, got.Generation, ptrString(got.DeletionGracePeriodSeconds))
+	}
 	r = e.expect(http.StatusOK, http.MethodDelete, podsPath+"/graceful?gracePeriodSeconds=0", nil)
 	r = e.request(http.MethodGet, podsPath+"/graceful", nil)
 	if r.code != http.StatusNotFound {
 		t.Fatalf("%s after a delete with gracePeriodSeconds=0 = %s, want 404", r.call, r.describe())
+	}
+
+	// A negative grace period is upstream's 1 second, not an immediate
+	// delete (pkg/registry/core/pod/strategy.go, CheckGracefulDelete;
+	// k8s.io/apiserver/pkg/registry/rest/delete.go).
+	g.Name = "negative"
+	e.createPod(g)
+	r = e.expect(http.StatusOK, http.MethodDelete, podsPath+"/negative?gracePeriodSeconds=-5", nil)
+	if got := e.getPod("negative"); got.DeletionGracePeriodSeconds == nil || *got.DeletionGracePeriodSeconds != 1 {
+		t.Fatalf("%s of a pod on a node: deletionGracePeriodSeconds %s, want 1 (a negative grace period is 1 second)", r.call, ptrString(got.DeletionGracePeriodSeconds))
 	}
 }
 

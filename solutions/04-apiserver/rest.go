@@ -92,6 +92,24 @@ func strictFields(r *http.Request) bool {
 	return r.URL.Query().Get("fieldValidation") == "Strict"
 }
 
+// warnUnknownFields is fieldValidation=Warn, upstream's default: a field
+// the kind does not have is dropped, and the client is told so in a
+// Warning header, 299 - "unknown field \"spec.foo\""
+// (k8s.io/apiserver/pkg/endpoints/handlers/rest.go and
+// pkg/endpoints/filters/warning.go). Ignore says nothing; Strict is a 400
+// in decode.
+func warnUnknownFields(w http.ResponseWriter, r *http.Request, kind api.Kind, data []byte) {
+	if v := r.URL.Query().Get("fieldValidation"); v != "" && v != "Warn" {
+		return
+	}
+	var unknown *api.UnknownFieldsError
+	if err := (api.Codec{}).DecodeInto(data, kind.New()); errors.As(err, &unknown) {
+		for _, f := range unknown.Fields {
+			w.Header().Add("Warning", "299 - "+strconv.Quote(fmt.Sprintf("unknown field %q", f)))
+		}
+	}
+}
+
 func orNone(s string) string {
 	if s == "" {
 		return "(none)"
@@ -231,6 +249,7 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, req request) {
 		writeStatus(w, st)
 		return
 	}
+	warnUnknownFields(w, r, req.kind, data)
 	m := obj.GetObjectMeta()
 	if req.kind.Namespaced {
 		if m.Namespace == "" {
@@ -256,7 +275,7 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, req request) {
 	m.DeletionTimestamp = nil
 	m.DeletionGracePeriodSeconds = nil
 	m.Generation = 0
-	if fieldOf(obj, "Spec").IsValid() {
+	if hasGeneration(req.kind, obj) {
 		m.Generation = 1
 	}
 	prepareStatusOnCreate(req.kind, obj)
@@ -275,6 +294,24 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, req request) {
 	}
 	m.ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
 	writeJSON(w, http.StatusCreated, obj)
+}
+
+// hasGeneration says whether objects of kind count their spec changes in
+// metadata.generation: kinds with a spec, except nodes and namespaces,
+// whose upstream strategies never set it (pkg/registry/core/node and
+// namespace strategy.go).
+func hasGeneration(kind api.Kind, obj api.Object) bool {
+	return fieldOf(obj, "Spec").IsValid() && kind.Resource != "nodes" && kind.Resource != "namespaces"
+}
+
+// bumpGeneration counts the start of a delete as a change of desired
+// state: a controller must see it (k8s.io/apiserver/pkg/registry/rest/
+// delete.go, BeforeDelete, and registry/generic/registry/store.go for
+// objects held by finalizers).
+func bumpGeneration(m *api.ObjectMeta) {
+	if m.Generation > 0 {
+		m.Generation++
+	}
 }
 
 // prepareStatusOnCreate: for kinds whose status is written by a
@@ -314,6 +351,7 @@ func (s *server) update(w http.ResponseWriter, r *http.Request, req request) {
 		writeStatus(w, st)
 		return
 	}
+	warnUnknownFields(w, r, req.kind, data)
 	s.write(w, r, req, func(api.Object) (api.Object, *api.Status) { return obj, nil })
 }
 
@@ -357,7 +395,11 @@ func (s *server) write(w http.ResponseWriter, r *http.Request, req request, chan
 			return
 		}
 		obj = s.merge(req, old, obj)
-		if errs := validate(req.kind, obj); len(errs) > 0 {
+		errs := validate(req.kind, obj)
+		if pod, ok := obj.(*api.Pod); ok && req.sub == "" {
+			errs = append(errs, validatePodUpdate(old.(*api.Pod), pod)...)
+		}
+		if len(errs) > 0 {
 			writeStatus(w, invalid(req.kind, req.name, errs))
 			return
 		}
@@ -403,14 +445,7 @@ func (s *server) write(w http.ResponseWriter, r *http.Request, req request, chan
 func (s *server) merge(req request, old, obj api.Object) api.Object {
 	om, nm := old.GetObjectMeta(), obj.GetObjectMeta()
 	if req.sub == "status" {
-		// Start from the stored object and take only the new status.
-		out := req.kind.New()
-		reflect.ValueOf(out).Elem().Set(reflect.ValueOf(old).Elem())
-		if st := fieldOf(out, "Status"); st.IsValid() {
-			st.Set(fieldOf(obj, "Status"))
-		}
-		out.GetObjectMeta().ResourceVersion = nm.ResourceVersion
-		return out
+		return mergeStatus(req.kind, old, obj)
 	}
 	nm.Namespace = om.Namespace
 	nm.UID = om.UID
@@ -424,10 +459,37 @@ func (s *server) merge(req request, old, obj api.Object) api.Object {
 			st.Set(fieldOf(old, "Status"))
 		}
 	}
-	if sp := fieldOf(obj, "Spec"); sp.IsValid() && !jsonEqual(sp, fieldOf(old, "Spec")) {
+	if sp := fieldOf(obj, "Spec"); hasGeneration(req.kind, obj) && !jsonEqual(sp, fieldOf(old, "Spec")) {
 		// generation counts changes of the desired state, so that a
 		// controller can say which one it has seen (observedGeneration).
 		nm.Generation = om.Generation + 1
+	}
+	return obj
+}
+
+// mergeStatus is a write to the status subresource: the new status and
+// the new metadata, but the stored spec and the metadata the server owns.
+// Upstream's status strategies also keep a pod's ownerReferences and
+// deletionTimestamp (pkg/registry/core/pod/strategy.go,
+// podStatusStrategy.PrepareForUpdate) and the labels of a Deployment or
+// ReplicaSet (pkg/registry/apps/*/strategy.go).
+func mergeStatus(kind api.Kind, old, obj api.Object) api.Object {
+	om, nm := old.GetObjectMeta(), obj.GetObjectMeta()
+	if sp := fieldOf(obj, "Spec"); sp.IsValid() {
+		sp.Set(fieldOf(old, "Spec"))
+	}
+	nm.Namespace = om.Namespace
+	nm.UID = om.UID
+	nm.CreationTimestamp = om.CreationTimestamp
+	nm.DeletionTimestamp = om.DeletionTimestamp
+	nm.DeletionGracePeriodSeconds = om.DeletionGracePeriodSeconds
+	nm.Generation = om.Generation
+	nm.SelfLink = ""
+	switch kind.Resource {
+	case "pods":
+		nm.OwnerReferences = om.OwnerReferences
+	case "deployments", "replicasets":
+		nm.Labels = om.Labels
 	}
 	return obj
 }
@@ -508,6 +570,7 @@ func (s *server) delete(w http.ResponseWriter, r *http.Request, req request) {
 			// Finalizers hold the object: mark it and let their owners
 			// finish their work and remove them.
 			if m.DeletionTimestamp == nil {
+				bumpGeneration(m)
 				m.DeletionTimestamp = &now
 				if grace > 0 {
 					t := api.NewTime(now.Add(time.Duration(grace) * time.Second))
@@ -524,6 +587,9 @@ func (s *server) delete(w http.ResponseWriter, r *http.Request, req request) {
 			// Graceful deletion: the kubelet sees deletionTimestamp,
 			// stops the containers within the grace period, then deletes
 			// the pod with a grace period of 0.
+			if m.DeletionTimestamp == nil {
+				bumpGeneration(m)
+			}
 			t := api.NewTime(now.Add(time.Duration(grace) * time.Second))
 			m.DeletionTimestamp = &t
 			g := grace
@@ -584,7 +650,13 @@ func (s *server) gracePeriod(obj api.Object, requested *int64) int64 {
 		return 0
 	}
 	if requested != nil {
-		return max(*requested, 0)
+		// A negative grace period means "as soon as possible", and
+		// upstream treats it as 1s (k8s.io/apiserver/pkg/registry/rest/
+		// delete.go, BeforeDelete).
+		if *requested < 0 {
+			return 1
+		}
+		return *requested
 	}
 	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
 		return *g

@@ -1,8 +1,12 @@
 package apiserver
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
+	"sort"
+	"strconv"
 
 	"github.com/kubekata/kubekata/harness/api"
 )
@@ -116,10 +120,105 @@ func validate(kind api.Kind, obj api.Object) []fieldError {
 		}
 	}
 	errs = append(errs, checkLabels("metadata.labels", m.Labels)...)
-	if pod, ok := obj.(*api.Pod); ok {
-		errs = append(errs, validatePodSpec(&pod.Spec)...)
+	switch o := obj.(type) {
+	case *api.Pod:
+		errs = append(errs, validatePodSpec(&o.Spec)...)
+	case *api.Deployment:
+		errs = append(errs, validateReplicated(o.Spec.Replicas, o.Spec.Selector, o.Spec.Template.Labels)...)
+	case *api.ReplicaSet:
+		errs = append(errs, validateReplicated(o.Spec.Replicas, o.Spec.Selector, o.Spec.Template.Labels)...)
 	}
 	return errs
+}
+
+// validateReplicated checks what Deployments and ReplicaSets share
+// (pkg/apis/apps/validation/validation.go, ValidateDeploymentSpec and
+// ValidateReplicaSetSpec): a count that is not negative, and a selector
+// that selects the pods the template makes, or the controller would make
+// pods forever.
+func validateReplicated(replicas *int32, sel *api.LabelSelector, template map[string]string) []fieldError {
+	var errs []fieldError
+	if replicas != nil && *replicas < 0 {
+		errs = append(errs, negative("spec.replicas", strconv.Itoa(int(*replicas))))
+	}
+	switch {
+	case sel == nil:
+		errs = append(errs, required("spec.selector", ""))
+	case len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0:
+		errs = append(errs, fieldError{api.CauseTypeFieldValueInvalid, "spec.selector", "Invalid value: {}: empty selector is invalid for deployment"})
+	case !selectorMatches(sel, template):
+		v, _ := json.Marshal(template)
+		errs = append(errs, fieldError{api.CauseTypeFieldValueInvalid, "spec.template.metadata.labels",
+			fmt.Sprintf("Invalid value: %s: `selector` does not match template `labels`", v)})
+	}
+	return errs
+}
+
+// negative is upstream's error for a number or quantity below zero
+// (apimachinery's ValidateNonnegativeField and core's
+// ValidateNonnegativeQuantity).
+func negative(field, value string) fieldError {
+	return fieldError{api.CauseTypeFieldValueInvalid, field, fmt.Sprintf("Invalid value: %s: must be greater than or equal to 0", value)}
+}
+
+// validateResources refuses negative requests and limits
+// (pkg/apis/core/validation/validation.go, ValidateResourceRequirements).
+func validateResources(field string, r api.ResourceRequirements) []fieldError {
+	var errs []fieldError
+	for _, part := range []struct {
+		name string
+		list api.ResourceList
+	}{{"limits", r.Limits}, {"requests", r.Requests}} {
+		names := make([]string, 0, len(part.list))
+		for n := range part.list {
+			names = append(names, string(n))
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if q := part.list[api.ResourceName(n)]; q.Sign() < 0 {
+				errs = append(errs, negative(fmt.Sprintf("%s.%s[%s]", field, part.name, n), strconv.Quote(q.String())))
+			}
+		}
+	}
+	return errs
+}
+
+// podUpdatable is upstream's list of the pod spec fields an update may
+// change (pkg/apis/core/validation/validation.go, ValidatePodUpdate).
+const podUpdatable = "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+
+// validatePodUpdate refuses a change of a pod's spec beyond the fields
+// upstream lets an update change: a pod is not edited in place, it is
+// replaced.
+func validatePodUpdate(old, pod *api.Pod) []fieldError {
+	munged := pod.Spec
+	munged.Containers = withImages(old.Spec.Containers, pod.Spec.Containers)
+	munged.InitContainers = withImages(old.Spec.InitContainers, pod.Spec.InitContainers)
+	munged.ActiveDeadlineSeconds = old.Spec.ActiveDeadlineSeconds
+	if len(pod.Spec.Tolerations) >= len(old.Spec.Tolerations) && jsonEqual(reflect.ValueOf(pod.Spec.Tolerations[:len(old.Spec.Tolerations)]), reflect.ValueOf(old.Spec.Tolerations)) {
+		munged.Tolerations = old.Spec.Tolerations
+	}
+	if g := old.Spec.TerminationGracePeriodSeconds; g != nil && *g < 0 && pod.Spec.TerminationGracePeriodSeconds != nil && *pod.Spec.TerminationGracePeriodSeconds == 1 {
+		munged.TerminationGracePeriodSeconds = g
+	}
+	if jsonEqual(reflect.ValueOf(munged), reflect.ValueOf(old.Spec)) {
+		return nil
+	}
+	return []fieldError{{api.CauseTypeFieldValueForbidden, "spec", "Forbidden: pod updates may not change fields other than " + podUpdatable}}
+}
+
+// withImages returns updated with the images of old's containers, so
+// that a change of image, and only that, is forgiven.
+func withImages(old, updated []api.Container) []api.Container {
+	if len(old) != len(updated) {
+		return updated
+	}
+	out := make([]api.Container, len(updated))
+	copy(out, updated)
+	for i := range out {
+		out[i].Image = old[i].Image
+	}
+	return out
 }
 
 func validatePodSpec(spec *api.PodSpec) []fieldError {
@@ -142,6 +241,45 @@ func validatePodSpec(spec *api.PodSpec) []fieldError {
 		if c.Image == "" {
 			errs = append(errs, required(f+".image", ""))
 		}
+		errs = append(errs, validateResources(f+".resources", c.Resources)...)
 	}
 	return errs
+}
+
+// selectorMatches reports whether labels satisfy a LabelSelector: every
+// matchLabels pair, and every matchExpressions requirement.
+func selectorMatches(sel *api.LabelSelector, labels map[string]string) bool {
+	for k, v := range sel.MatchLabels {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	for _, r := range sel.MatchExpressions {
+		v, ok := labels[r.Key]
+		in := false
+		for _, x := range r.Values {
+			in = in || ok && x == v
+		}
+		switch r.Operator {
+		case api.LabelSelectorOpIn:
+			if !in {
+				return false
+			}
+		case api.LabelSelectorOpNotIn:
+			if in {
+				return false
+			}
+		case api.LabelSelectorOpExists:
+			if !ok {
+				return false
+			}
+		case api.LabelSelectorOpDoesNotExist:
+			if ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
