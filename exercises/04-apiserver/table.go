@@ -3,7 +3,10 @@ package apiserver
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/kubekata/kubekata/harness/api"
@@ -55,10 +58,97 @@ type printer struct {
 }
 
 // printers are the columns of the kinds that have their own; every other
-// kind gets defaultPrinter's Name and Age.
+// kind gets defaultPrinter's Name and Age. The pods' and nodes' cells are
+// yours; the other kinds' columns are given.
 var printers = map[string]printer{
 	"pods":  {columns: podColumns, cells: podCells},
 	"nodes": {columns: nodeColumns, cells: nodeCells},
+	"namespaces": {
+		columns: []column{nameCol, col("Status", "string", 0, "The status of the namespace"), ageCol},
+		cells: func(s *server, obj api.Object) []any {
+			doc := docOf(obj)
+			return []any{obj.GetObjectMeta().Name, str(doc, "status.phase"), s.age(obj.GetObjectMeta().CreationTimestamp)}
+		},
+	},
+	"configmaps": {
+		columns: []column{nameCol, col("Data", "integer", 0, "Data contains the configuration data."), ageCol},
+		cells: func(s *server, obj api.Object) []any {
+			doc := docOf(obj)
+			return []any{obj.GetObjectMeta().Name, size(doc, "data") + size(doc, "binaryData"), s.age(obj.GetObjectMeta().CreationTimestamp)}
+		},
+	},
+	"secrets": {
+		columns: []column{nameCol, col("Type", "string", 0, "The type of secret"), col("Data", "integer", 0, "Data contains the secret data."), ageCol},
+		cells: func(s *server, obj api.Object) []any {
+			doc := docOf(obj)
+			return []any{obj.GetObjectMeta().Name, str(doc, "type"), size(doc, "data"), s.age(obj.GetObjectMeta().CreationTimestamp)}
+		},
+	},
+	"services": {
+		columns: []column{nameCol, col("Type", "string", 0, "The type of the service."), col("Cluster-IP", "string", 0, "The cluster IP of the service."),
+			col("External-IP", "string", 0, "The external IP of the service."), col("Port(s)", "string", 0, "The ports of the service."), ageCol,
+			col("Selector", "string", 1, "The selector of the service.")},
+		cells: func(s *server, obj api.Object) []any {
+			doc := docOf(obj)
+			var ports []string
+			if ps, ok := lookup(doc, "spec.ports").([]any); ok {
+				for _, p := range ps {
+					pm, _ := p.(map[string]any)
+					port := fmt.Sprint(pm["port"])
+					if np, ok := pm["nodePort"]; ok {
+						port += ":" + fmt.Sprint(np)
+					}
+					proto, _ := pm["protocol"].(string)
+					if proto == "" {
+						proto = "TCP"
+					}
+					ports = append(ports, port+"/"+proto)
+				}
+			}
+			sel, _ := lookup(doc, "spec.selector").(map[string]any)
+			return []any{obj.GetObjectMeta().Name, orDefault(str(doc, "spec.type"), "ClusterIP"), orNoneAngle(str(doc, "spec.clusterIP")),
+				"<none>", orNoneAngle(strings.Join(ports, ",")), s.age(obj.GetObjectMeta().CreationTimestamp), orNoneAngle(labelString(sel))}
+		},
+	},
+	"deployments": {
+		columns: []column{nameCol, col("Ready", "string", 0, "Number of the pod with ready state"),
+			col("Up-to-date", "integer", 0, "Total number of non-terminated pods targeted by this deployment that have the desired template spec."),
+			col("Available", "integer", 0, "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment."), ageCol},
+		cells: func(s *server, obj api.Object) []any {
+			doc := docOf(obj)
+			return []any{obj.GetObjectMeta().Name, fmt.Sprintf("%d/%d", num(doc, "status.readyReplicas"), replicas(doc)),
+				num(doc, "status.updatedReplicas"), num(doc, "status.availableReplicas"), s.age(obj.GetObjectMeta().CreationTimestamp)}
+		},
+	},
+	"replicasets": {
+		columns: []column{nameCol, col("Desired", "integer", 0, "Number of desired pods."), col("Current", "integer", 0, "Number of actual replicas."),
+			col("Ready", "integer", 0, "Number of ready replicas."), ageCol},
+		cells: func(s *server, obj api.Object) []any {
+			doc := docOf(obj)
+			return []any{obj.GetObjectMeta().Name, replicas(doc), num(doc, "status.replicas"), num(doc, "status.readyReplicas"), s.age(obj.GetObjectMeta().CreationTimestamp)}
+		},
+	},
+	"jobs": {
+		columns: []column{nameCol, col("Status", "string", 0, "Status of the job."), col("Completions", "string", 0, "The completion status of the job."),
+			col("Duration", "string", 0, "Time required to complete the job."), ageCol},
+		cells: func(s *server, obj api.Object) []any {
+			doc := docOf(obj)
+			completions := int64(1)
+			if c, ok := lookup(doc, "spec.completions").(float64); ok {
+				completions = int64(c)
+			}
+			st := "Running"
+			if conds, ok := lookup(doc, "status.conditions").([]any); ok {
+				for _, c := range conds {
+					cm, _ := c.(map[string]any)
+					if cm["status"] == "True" && (cm["type"] == "Complete" || cm["type"] == "Failed") {
+						st = cm["type"].(string)
+					}
+				}
+			}
+			return []any{obj.GetObjectMeta().Name, st, fmt.Sprintf("%d/%d", num(doc, "status.succeeded"), completions), "", s.age(obj.GetObjectMeta().CreationTimestamp)}
+		},
+	},
 }
 
 var podColumns = []column{nameCol,
@@ -141,6 +231,70 @@ func orUnknown(s string) string {
 		return "<unknown>"
 	}
 	return s
+}
+
+// docOf is obj as decoded JSON, for the given printers to read fields by
+// path.
+func docOf(obj api.Object) map[string]any {
+	raw, _ := json.Marshal(obj)
+	var doc map[string]any
+	_ = json.Unmarshal(raw, &doc)
+	return doc
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func lookup(doc map[string]any, path string) any {
+	var cur any = doc
+	for _, p := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}
+
+func str(doc map[string]any, path string) string {
+	s, _ := lookup(doc, path).(string)
+	return s
+}
+
+func num(doc map[string]any, path string) int64 {
+	f, _ := lookup(doc, path).(float64)
+	return int64(f)
+}
+
+func size(doc map[string]any, path string) int {
+	m, _ := lookup(doc, path).(map[string]any)
+	return len(m)
+}
+
+// replicas is spec.replicas, which defaults to 1.
+func replicas(doc map[string]any) int64 {
+	if f, ok := lookup(doc, "spec.replicas").(float64); ok {
+		return int64(f)
+	}
+	return 1
+}
+
+func labelString(m map[string]any) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%v", k, m[k])
+	}
+	return strings.Join(parts, ",")
 }
 
 // tableEvents is the ResponseWriter of a watch that asked for Tables

@@ -115,6 +115,7 @@ spec:
 	// scale, through deployments/scale and replicasets/scale.
 	run(false, "deployment.apps/web scaled", "scale", "deployment", "web", "--replicas=3")
 	run(false, "3", "get", "deploy", "web", "-o", "jsonpath={.spec.replicas}")
+	run(false, "UP-TO-DATE", "get", "deploy") // the given columns of deployments
 	run(true, "must be greater than or equal to 0", "scale", "deployment", "web", "--replicas=-1")
 	run(false, "replicaset.apps/web-1 created", "create", "-f", write("rs.yaml", strings.NewReplacer("Deployment", "ReplicaSet", "name: web\nspec", "name: web-1\nspec").Replace(deploy)))
 	run(false, "replicaset.apps/web-1 scaled", "scale", "rs", "web-1", "--replicas=0")

@@ -38,6 +38,7 @@ type table struct {
 	Rows              []row        `json:"rows"`
 }
 
+// col makes a column definition.
 func col(name, typ string, priority int32, desc string) column {
 	c := column{Name: name, Type: typ, Priority: priority, Description: desc}
 	if name == "Name" {
@@ -54,77 +55,33 @@ var (
 // printer is one kind's columns and how to fill them.
 type printer struct {
 	columns []column
-	cells   func(s *server, obj api.Object, doc map[string]any) []any
+	cells   func(s *server, obj api.Object) []any
 }
 
+// printers are the columns of the kinds that have their own; every other
+// kind gets defaultPrinter's Name and Age. The pods' and nodes' cells are
+// yours; the other kinds' columns are given.
 var printers = map[string]printer{
-	"pods": {
-		columns: []column{nameCol,
-			col("Ready", "string", 0, "The aggregate readiness state of this pod for accepting traffic."),
-			col("Status", "string", 0, "The aggregate status of the containers in this pod."),
-			col("Restarts", "string", 0, "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted."),
-			ageCol,
-			col("IP", "string", 1, "The IP address assigned to the pod"),
-			col("Node", "string", 1, "The name of the node the pod is assigned to"),
-			col("Nominated Node", "string", 1, "The name of the node the pod is nominated to"),
-			col("Readiness Gates", "string", 1, "The readiness gates of the pod"),
-		},
-		cells: func(s *server, obj api.Object, _ map[string]any) []any {
-			p := obj.(*api.Pod)
-			ready, restarts := 0, int32(0)
-			for _, c := range p.Status.ContainerStatuses {
-				if c.Ready && c.State.Running != nil {
-					ready++
-				}
-				restarts += c.RestartCount
-			}
-			return []any{p.Name, fmt.Sprintf("%d/%d", ready, len(p.Spec.Containers)), podStatus(p),
-				strconv.Itoa(int(restarts)), s.age(p.CreationTimestamp),
-				orNoneAngle(p.Status.PodIP), orNoneAngle(p.Spec.NodeName), orNoneAngle(p.Status.NominatedNodeName), readinessGates(p)}
-		},
-	},
-	"nodes": {
-		columns: []column{nameCol,
-			col("Status", "string", 0, "The status of the node"),
-			col("Roles", "string", 0, "The roles of the node"),
-			ageCol,
-			col("Version", "string", 0, "Kubelet Version reported by the node."),
-			col("Internal-IP", "string", 1, "List of internal IPs for the node."),
-			col("External-IP", "string", 1, "List of external IPs for this node."),
-			col("OS-Image", "string", 1, "OS image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy))."),
-			col("Kernel-Version", "string", 1, "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)."),
-			col("Container-Runtime", "string", 1, "Container runtime version reported by the node through runtime remote API (e.g. containerd://1.4.2)."),
-		},
-		cells: func(s *server, obj api.Object, _ map[string]any) []any {
-			n := obj.(*api.Node)
-			ip := func(t api.NodeAddressType) string {
-				for _, a := range n.Status.Addresses {
-					if a.Type == t {
-						return a.Address
-					}
-				}
-				return "<none>"
-			}
-			info := n.Status.NodeInfo
-			return []any{n.Name, nodeStatus(n), nodeRoles(n.Labels), s.age(n.CreationTimestamp), info.KubeletVersion,
-				ip(api.NodeInternalIP), ip(api.NodeExternalIP), orUnknown(info.OSImage), orUnknown(info.KernelVersion), orUnknown(info.ContainerRuntimeVersion)}
-		},
-	},
+	"pods":  {columns: podColumns, cells: podCells},
+	"nodes": {columns: nodeColumns, cells: nodeCells},
 	"namespaces": {
 		columns: []column{nameCol, col("Status", "string", 0, "The status of the namespace"), ageCol},
-		cells: func(s *server, obj api.Object, doc map[string]any) []any {
+		cells: func(s *server, obj api.Object) []any {
+			doc := docOf(obj)
 			return []any{obj.GetObjectMeta().Name, str(doc, "status.phase"), s.age(obj.GetObjectMeta().CreationTimestamp)}
 		},
 	},
 	"configmaps": {
 		columns: []column{nameCol, col("Data", "integer", 0, "Data contains the configuration data."), ageCol},
-		cells: func(s *server, obj api.Object, doc map[string]any) []any {
+		cells: func(s *server, obj api.Object) []any {
+			doc := docOf(obj)
 			return []any{obj.GetObjectMeta().Name, size(doc, "data") + size(doc, "binaryData"), s.age(obj.GetObjectMeta().CreationTimestamp)}
 		},
 	},
 	"secrets": {
 		columns: []column{nameCol, col("Type", "string", 0, "The type of secret"), col("Data", "integer", 0, "Data contains the secret data."), ageCol},
-		cells: func(s *server, obj api.Object, doc map[string]any) []any {
+		cells: func(s *server, obj api.Object) []any {
+			doc := docOf(obj)
 			return []any{obj.GetObjectMeta().Name, str(doc, "type"), size(doc, "data"), s.age(obj.GetObjectMeta().CreationTimestamp)}
 		},
 	},
@@ -132,7 +89,8 @@ var printers = map[string]printer{
 		columns: []column{nameCol, col("Type", "string", 0, "The type of the service."), col("Cluster-IP", "string", 0, "The cluster IP of the service."),
 			col("External-IP", "string", 0, "The external IP of the service."), col("Port(s)", "string", 0, "The ports of the service."), ageCol,
 			col("Selector", "string", 1, "The selector of the service.")},
-		cells: func(s *server, obj api.Object, doc map[string]any) []any {
+		cells: func(s *server, obj api.Object) []any {
+			doc := docOf(obj)
 			var ports []string
 			if ps, ok := lookup(doc, "spec.ports").([]any); ok {
 				for _, p := range ps {
@@ -157,7 +115,8 @@ var printers = map[string]printer{
 		columns: []column{nameCol, col("Ready", "string", 0, "Number of the pod with ready state"),
 			col("Up-to-date", "integer", 0, "Total number of non-terminated pods targeted by this deployment that have the desired template spec."),
 			col("Available", "integer", 0, "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment."), ageCol},
-		cells: func(s *server, obj api.Object, doc map[string]any) []any {
+		cells: func(s *server, obj api.Object) []any {
+			doc := docOf(obj)
 			return []any{obj.GetObjectMeta().Name, fmt.Sprintf("%d/%d", num(doc, "status.readyReplicas"), replicas(doc)),
 				num(doc, "status.updatedReplicas"), num(doc, "status.availableReplicas"), s.age(obj.GetObjectMeta().CreationTimestamp)}
 		},
@@ -165,14 +124,16 @@ var printers = map[string]printer{
 	"replicasets": {
 		columns: []column{nameCol, col("Desired", "integer", 0, "Number of desired pods."), col("Current", "integer", 0, "Number of actual replicas."),
 			col("Ready", "integer", 0, "Number of ready replicas."), ageCol},
-		cells: func(s *server, obj api.Object, doc map[string]any) []any {
+		cells: func(s *server, obj api.Object) []any {
+			doc := docOf(obj)
 			return []any{obj.GetObjectMeta().Name, replicas(doc), num(doc, "status.replicas"), num(doc, "status.readyReplicas"), s.age(obj.GetObjectMeta().CreationTimestamp)}
 		},
 	},
 	"jobs": {
 		columns: []column{nameCol, col("Status", "string", 0, "Status of the job."), col("Completions", "string", 0, "The completion status of the job."),
 			col("Duration", "string", 0, "Time required to complete the job."), ageCol},
-		cells: func(s *server, obj api.Object, doc map[string]any) []any {
+		cells: func(s *server, obj api.Object) []any {
+			doc := docOf(obj)
 			completions := int64(1)
 			if c, ok := lookup(doc, "spec.completions").(float64); ok {
 				completions = int64(c)
@@ -191,14 +152,72 @@ var printers = map[string]printer{
 	},
 }
 
+var podColumns = []column{nameCol,
+	col("Ready", "string", 0, "The aggregate readiness state of this pod for accepting traffic."),
+	col("Status", "string", 0, "The aggregate status of the containers in this pod."),
+	col("Restarts", "string", 0, "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted."),
+	ageCol,
+	col("IP", "string", 1, "The IP address assigned to the pod"),
+	col("Node", "string", 1, "The name of the node the pod is assigned to"),
+	col("Nominated Node", "string", 1, "The name of the node the pod is nominated to"),
+	col("Readiness Gates", "string", 1, "The readiness gates of the pod"),
+}
+
+var nodeColumns = []column{nameCol,
+	col("Status", "string", 0, "The status of the node"),
+	col("Roles", "string", 0, "The roles of the node"),
+	ageCol,
+	col("Version", "string", 0, "Kubelet Version reported by the node."),
+	col("Internal-IP", "string", 1, "List of internal IPs for the node."),
+	col("External-IP", "string", 1, "List of external IPs for this node."),
+	col("OS-Image", "string", 1, "OS image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy))."),
+	col("Kernel-Version", "string", 1, "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)."),
+	col("Container-Runtime", "string", 1, "Container runtime version reported by the node through runtime remote API (e.g. containerd://1.4.2)."),
+}
+
+// podCells is one pod's row: Name, Ready, Status, Restarts, Age, then the
+// -o wide columns.
+func podCells(s *server, obj api.Object) []any {
+	p := obj.(*api.Pod)
+	ready, restarts := 0, int32(0)
+	for _, c := range p.Status.ContainerStatuses {
+		if c.Ready && c.State.Running != nil {
+			ready++
+		}
+		restarts += c.RestartCount
+	}
+	return []any{p.Name, fmt.Sprintf("%d/%d", ready, len(p.Spec.Containers)), podStatus(p),
+		strconv.Itoa(int(restarts)), s.age(p.CreationTimestamp),
+		orNoneAngle(p.Status.PodIP), orNoneAngle(p.Spec.NodeName), orNoneAngle(p.Status.NominatedNodeName), readinessGates(p)}
+}
+
+// nodeCells is one node's row: Name, Status, Roles, Age, Version, then the
+// -o wide columns.
+func nodeCells(s *server, obj api.Object) []any {
+	n := obj.(*api.Node)
+	ip := func(t api.NodeAddressType) string {
+		for _, a := range n.Status.Addresses {
+			if a.Type == t {
+				return a.Address
+			}
+		}
+		return "<none>"
+	}
+	info := n.Status.NodeInfo
+	return []any{n.Name, nodeStatus(n), nodeRoles(n.Labels), s.age(n.CreationTimestamp), info.KubeletVersion,
+		ip(api.NodeInternalIP), ip(api.NodeExternalIP), orUnknown(info.OSImage), orUnknown(info.KernelVersion), orUnknown(info.ContainerRuntimeVersion)}
+}
+
 // defaultPrinter is for kinds without columns of their own.
 var defaultPrinter = printer{
 	columns: []column{nameCol, ageCol},
-	cells: func(s *server, obj api.Object, _ map[string]any) []any {
+	cells: func(s *server, obj api.Object) []any {
 		return []any{obj.GetObjectMeta().Name, s.age(obj.GetObjectMeta().CreationTimestamp)}
 	},
 }
 
+// table is the Table of objs; rev and cont are the list's
+// resourceVersion and continue token (0 and "" for one object).
 func (s *server) table(r *http.Request, kind api.Kind, objs []api.Object, rev int64, cont string) *table {
 	p, ok := printers[kind.Resource]
 	if !ok {
@@ -211,14 +230,11 @@ func (s *server) table(r *http.Request, kind api.Kind, objs []api.Object, rev in
 	t.Metadata.Continue = cont
 	include := r.URL.Query().Get("includeObject")
 	for _, obj := range objs {
-		raw, _ := json.Marshal(obj)
-		var doc map[string]any
-		_ = json.Unmarshal(raw, &doc)
-		rw := row{Cells: p.cells(s, obj, doc)}
+		rw := row{Cells: p.cells(s, obj)}
 		switch include {
 		case "None":
 		case "Object":
-			rw.Object = raw
+			rw.Object, _ = json.Marshal(obj)
 		default:
 			// kubectl needs the metadata (namespace, labels) beside the
 			// cells: a PartialObjectMetadata.
@@ -231,6 +247,7 @@ func (s *server) table(r *http.Request, kind api.Kind, objs []api.Object, rev in
 	return t
 }
 
+// age is how long ago t was, as kubectl prints it.
 func (s *server) age(t api.Time) string {
 	if t.IsZero() {
 		return "<unknown>"
@@ -371,6 +388,7 @@ func nodeRoles(labels map[string]string) string {
 	return strings.Join(roles, ",")
 }
 
+// orNoneAngle is s, or "<none>" when it is empty.
 func orNoneAngle(s string) string {
 	if s == "" {
 		return "<none>"
@@ -378,11 +396,21 @@ func orNoneAngle(s string) string {
 	return s
 }
 
+// orUnknown is s, or "<unknown>" when it is empty.
 func orUnknown(s string) string {
 	if s == "" {
 		return "<unknown>"
 	}
 	return s
+}
+
+// docOf is obj as decoded JSON, for the given printers to read fields by
+// path.
+func docOf(obj api.Object) map[string]any {
+	raw, _ := json.Marshal(obj)
+	var doc map[string]any
+	_ = json.Unmarshal(raw, &doc)
+	return doc
 }
 
 func orDefault(s, d string) string {
