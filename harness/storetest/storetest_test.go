@@ -62,13 +62,17 @@ var wantFail = map[string][]string{
 	"delete-missing-fails": {"06-txn"},
 	"delete-missing-bumps": {"06-txn"},
 	"empty-then-invalid":   {"06-txn"},
+	"get-ignores-own-ops":  {"06-txn"},
 	// Reads at a revision, watches, compaction, close.
-	"ignores-revision":   {"02-delete", "03-range", "06-txn", "10-compact"},
-	"no-prev-kv":         {"07-watch", "10-compact"},
-	"duplicate-events":   {"07-watch", "08-many-watchers", "09-slow-watcher", "10-compact"},
-	"unbounded-watcher":  {"09-slow-watcher"},
-	"no-op-compaction":   {"10-compact"},
-	"closed-not-wrapped": {"15-close"},
+	"ignores-revision":  {"02-delete", "03-range", "06-txn", "10-compact"},
+	"no-prev-kv":        {"07-watch", "10-compact"},
+	"duplicate-events":  {"07-watch", "08-many-watchers", "09-slow-watcher", "10-compact"},
+	"unbounded-watcher": {"09-slow-watcher"},
+	"no-op-compaction":  {"10-compact"},
+	// Following etcd here is a deliberate difference the README names.
+	"watch-at-compacted-served": {"10-compact"},
+	"closed-not-wrapped":        {"15-close"},
+	"close-twice-fails":         allSteps,
 }
 
 func TestSuiteCatchesBugs(t *testing.T) {
@@ -80,7 +84,7 @@ func TestSuiteCatchesBugs(t *testing.T) {
 		t.Run(bug, func(t *testing.T) {
 			t.Parallel()
 			cmd := exec.Command(os.Args[0], "-test.run=^TestStore$", "-test.v", "-test.count=1")
-			cmd.Env = append(os.Environ(), mutantEnv+"="+bug)
+			cmd.Env = append(os.Environ(), mutantEnv+"="+bug, "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 			out, _ := cmd.CombinedOutput()
 			var failed, passed []string
 			for _, m := range stepLine.FindAllStringSubmatch(string(out), -1) {
@@ -100,20 +104,23 @@ func TestSuiteCatchesBugs(t *testing.T) {
 
 // mutants open the reference store with one bug each.
 var mutants = map[string]storetest.Opener{
-	"memory":               storage.OpenMemory,
-	"memory-cached":        openCached,
-	"no-compares":          wrap("no-compares"),
-	"else-not-run":         wrap("else-not-run"),
-	"compare-as-error":     wrap("compare-as-error"),
-	"delete-missing-fails": wrap("delete-missing-fails"),
-	"delete-missing-bumps": wrap("delete-missing-bumps"),
-	"empty-then-invalid":   wrap("empty-then-invalid"),
-	"ignores-revision":     wrap("ignores-revision"),
-	"no-prev-kv":           wrap("no-prev-kv"),
-	"duplicate-events":     wrap("duplicate-events"),
-	"unbounded-watcher":    wrap("unbounded-watcher"),
-	"no-op-compaction":     openNoOpCompaction,
-	"closed-not-wrapped":   wrap("closed-not-wrapped"),
+	"memory":                    storage.OpenMemory,
+	"memory-cached":             openCached,
+	"no-compares":               wrap("no-compares"),
+	"else-not-run":              wrap("else-not-run"),
+	"compare-as-error":          wrap("compare-as-error"),
+	"delete-missing-fails":      wrap("delete-missing-fails"),
+	"delete-missing-bumps":      wrap("delete-missing-bumps"),
+	"empty-then-invalid":        wrap("empty-then-invalid"),
+	"ignores-revision":          wrap("ignores-revision"),
+	"no-prev-kv":                wrap("no-prev-kv"),
+	"duplicate-events":          wrap("duplicate-events"),
+	"unbounded-watcher":         wrap("unbounded-watcher"),
+	"no-op-compaction":          openNoOpCompaction,
+	"closed-not-wrapped":        wrap("closed-not-wrapped"),
+	"close-twice-fails":         wrap("close-twice-fails"),
+	"get-ignores-own-ops":       wrap("get-ignores-own-ops"),
+	"watch-at-compacted-served": wrap("watch-at-compacted-served"),
 }
 
 func wrap(bug string) storetest.Opener {
@@ -162,7 +169,9 @@ type mutant struct {
 var errClosedPlain = errors.New("store: closed")
 
 func (m *mutant) Close() error {
-	m.closed.Store(true)
+	if m.closed.Swap(true) && m.bug == "close-twice-fails" {
+		return errors.New("store: Close called twice")
+	}
 	return m.Store.Close()
 }
 
@@ -210,7 +219,26 @@ func (m *mutant) Txn(ctx context.Context, txn storage.Txn) (storage.TxnResponse,
 			}
 		}
 	}
+	var before map[string]*storage.KeyValue
+	if m.bug == "get-ignores-own-ops" {
+		// Answer the gets of Then with the state before the transaction.
+		before = map[string]*storage.KeyValue{}
+		for _, op := range txn.Then {
+			if kv, err := m.Store.Get(ctx, op.Key); err == nil {
+				before[op.Key] = &kv
+			} else {
+				before[op.Key] = nil
+			}
+		}
+	}
 	resp, err := m.Store.Txn(ctx, txn)
+	if before != nil && err == nil && resp.Succeeded {
+		for i, op := range txn.Then {
+			if op.Type == storage.OpGet {
+				resp.Responses[i].KV = before[op.Key]
+			}
+		}
+	}
 	if m.bug == "delete-missing-bumps" && err == nil && len(resp.Events) == 0 {
 		ran := txn.Then
 		if !resp.Succeeded {
@@ -239,6 +267,12 @@ func (m *mutant) Range(ctx context.Context, req storage.RangeRequest) (storage.R
 
 func (m *mutant) Watch(ctx context.Context, prefix string, from int64) (storage.Watcher, error) {
 	w, err := m.Store.Watch(ctx, prefix, from)
+	if m.bug == "watch-at-compacted-served" && errors.Is(err, storage.ErrCompacted) && from > 0 {
+		// Serve it from the next revision, as if from were not compacted.
+		if w2, err2 := m.Store.Watch(ctx, prefix, from+1); err2 == nil {
+			return w2, nil
+		}
+	}
 	if err != nil || (m.bug != "no-prev-kv" && m.bug != "duplicate-events" && m.bug != "unbounded-watcher") {
 		return w, m.plain(err)
 	}

@@ -183,6 +183,7 @@ func (r *runner) manyWatchers(t *suite.T) {
 	cancel()
 	s, dir = r.cycle(t, s, dir)
 	defer closeStore(t, s)
+	wantRevision(t, s, start+total-1, "after Close and Open, the store revision is the last write's")
 	rctx, rcancel := watchCtx(t)
 	defer rcancel()
 	w, err := s.Watch(rctx, "/m/", start)
