@@ -15,6 +15,6 @@ import (
 // exist, at most replicas.BurstReplicas of either; now is the time of
 // this pass. It must not change pods.
 func Plan(desired int, pods []api.Pod, now time.Time) replicas.Plan {
-	// TODO: compare desired with the pods that count, and return how many to create or which to delete, ranked as the README says (steps 1-10).
+	// TODO: compare desired with the pods that count, and return how many to create or which to delete, ranked as the README says (steps 1-12).
 	panic("not implemented: Plan")
 }

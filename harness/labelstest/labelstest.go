@@ -123,6 +123,7 @@ var KeyCases = []ValidationCase{
 	{"a..b/app", []string{PrefixFormatMsg}},
 	{"a.-b/app", []string{PrefixFormatMsg}},
 	{"a-.b/app", []string{PrefixFormatMsg}},
+	{"-a.b/app", []string{PrefixFormatMsg}},
 	{"a-b.c-d/app", nil},
 	{"Example.com/app", []string{PrefixFormatMsg}},
 	{"example_com/app", []string{PrefixFormatMsg}},
