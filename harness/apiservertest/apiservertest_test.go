@@ -181,6 +181,130 @@ var mutants = map[string]mutant{
 			h.ServeHTTP(w, r)
 		})
 	}, fails: []string{"10-watch-expired"}},
+	// Pod updates may change anything in the spec.
+	"pod-updates-unchecked": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return acceptRefused(st, h, http.MethodPut, "pod updates may not change fields other than")
+	}, fails: []string{"05-validation"}},
+	// A Deployment's selector need not select its template.
+	"selector-unchecked": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return acceptRefused(st, h, http.MethodPost, "`selector` does not match template `labels`")
+	}, fails: []string{"05-validation"}},
+	// Negative replicas and quantities are stored.
+	"negatives-unchecked": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return acceptRefused(st, h, http.MethodPost, "must be greater than or equal to 0")
+	}, fails: []string{"05-validation"}},
+	// A status write keeps the stored metadata, as if only status
+	// could change.
+	"status-keeps-metadata": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/status") {
+				if kv, err := st.Get(r.Context(), storeKey(r.URL.Path, "")); err == nil {
+					var stored map[string]any
+					_ = json.Unmarshal(kv.Value, &stored)
+					rewriteBody(h, http.MethodPut, func(doc map[string]any) {
+						md, _ := doc["metadata"].(map[string]any)
+						smd, _ := stored["metadata"].(map[string]any)
+						if md != nil && smd != nil {
+							md["labels"], md["annotations"] = smd["labels"], smd["annotations"]
+						}
+					}).ServeHTTP(w, r)
+					return
+				}
+			}
+			h.ServeHTTP(w, r)
+		})
+	}, fails: []string{"11-status-subresource"}},
+	// A status write takes all of the metadata: a pod's ownerReferences,
+	// a Deployment's labels.
+	"status-takes-all-metadata": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPut || !strings.HasSuffix(r.URL.Path, "/status") {
+				h.ServeHTTP(w, r)
+				return
+			}
+			data, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(data))
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if rec.Code == http.StatusOK {
+				var body map[string]any
+				_ = json.Unmarshal(data, &body)
+				md, _ := body["metadata"].(map[string]any)
+				patchStored(r.Context(), st, storeKey(r.URL.Path, ""), func(doc map[string]any) bool {
+					smd := doc["metadata"].(map[string]any)
+					smd["labels"], smd["ownerReferences"] = md["labels"], md["ownerReferences"]
+					return true
+				})
+			}
+			copyRecorded(w, rec)
+		})
+	}, fails: []string{"11-status-subresource"}},
+	// Every kind with a spec counts generations, nodes and namespaces
+	// too.
+	"generation-everywhere": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost {
+				h.ServeHTTP(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if (r.URL.Path == "/api/v1/nodes" || r.URL.Path == "/api/v1/namespaces") && rec.Code == http.StatusCreated {
+				var doc map[string]any
+				if json.Unmarshal(rec.Body.Bytes(), &doc) == nil {
+					doc["metadata"].(map[string]any)["generation"] = 1
+					data, _ := json.Marshal(doc)
+					rec.Body = bytes.NewBuffer(data)
+				}
+			}
+			copyRecorded(w, rec)
+		})
+	}, fails: []string{"04-update-conflict"}},
+	// Marking an object for deletion leaves its generation alone.
+	"deletion-keeps-generation": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var before int64 = -1
+			if r.Method == http.MethodDelete {
+				if kv, err := st.Get(r.Context(), storeKey(r.URL.Path, "")); err == nil {
+					var doc struct {
+						Metadata struct {
+							Generation        int64   `json:"generation"`
+							DeletionTimestamp *string `json:"deletionTimestamp"`
+						} `json:"metadata"`
+					}
+					_ = json.Unmarshal(kv.Value, &doc)
+					if doc.Metadata.DeletionTimestamp == nil {
+						before = doc.Metadata.Generation
+					}
+				}
+			}
+			h.ServeHTTP(w, r)
+			if before >= 0 {
+				patchStored(r.Context(), st, storeKey(r.URL.Path, ""), func(doc map[string]any) bool {
+					md := doc["metadata"].(map[string]any)
+					if md["deletionTimestamp"] == nil || md["generation"] == float64(before) {
+						return false
+					}
+					md["generation"] = before
+					return true
+				})
+			}
+		})
+	}, fails: []string{"13-delete"}},
+	// A negative grace period deletes at once.
+	"negative-grace-immediate": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return rewriteQuery(h, func(q url.Values) {
+			if g, err := strconv.Atoi(q.Get("gracePeriodSeconds")); err == nil && g < 0 {
+				q.Set("gracePeriodSeconds", "0")
+			}
+		})
+	}, fails: []string{"13-delete"}},
+	// Unknown fields are dropped without a word.
+	"no-field-warnings": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.ServeHTTP(dropWarnings{w}, r)
+		})
+	}, fails: []string{"06-bad-requests"}},
 	// The 410's message carries the store's error, not the compacted
 	// revision.
 	"expired-message": {handler: func(_ storage.Store, h http.Handler) http.Handler {
@@ -309,6 +433,115 @@ func rewriteBody(h http.Handler, method string, f func(map[string]any)) http.Han
 		h.ServeHTTP(w, r)
 	})
 }
+
+// storeKey is the reference's key for a resource path, with name when
+// the path names none (a POST).
+func storeKey(path, name string) string {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	var rest []string
+	if segs[0] == "api" {
+		rest = segs[2:]
+	} else {
+		rest = segs[3:]
+	}
+	ns := ""
+	if len(rest) >= 3 && rest[0] == "namespaces" {
+		ns, rest = rest[1], rest[2:]
+	}
+	if len(rest) >= 2 {
+		name = rest[1]
+	}
+	if ns == "" {
+		return "/registry/" + rest[0] + "/" + name
+	}
+	return "/registry/" + rest[0] + "/" + ns + "/" + name
+}
+
+// patchStored changes a stored object in place, behind the server's back.
+func patchStored(ctx context.Context, st storage.Store, key string, f func(map[string]any) bool) {
+	kv, err := st.Get(ctx, key)
+	if err != nil {
+		return
+	}
+	var doc map[string]any
+	if json.Unmarshal(kv.Value, &doc) != nil {
+		return
+	}
+	if !f(doc) {
+		return
+	}
+	data, _ := json.Marshal(doc)
+	_, _ = storage.CompareAndSwap(ctx, st, key, data, kv.ModRevision)
+}
+
+// acceptRefused stores what the reference refuses with a 422 whose
+// message contains msg: a server without that one rule.
+func acceptRefused(st storage.Store, h http.Handler, method, msg string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method {
+			h.ServeHTTP(w, r)
+			return
+		}
+		data, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(data))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), msg) {
+			copyRecorded(w, rec)
+			return
+		}
+		var doc map[string]any
+		_ = json.Unmarshal(data, &doc)
+		md, _ := doc["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		delete(md, "resourceVersion")
+		out, _ := json.Marshal(doc)
+		key := storeKey(r.URL.Path, name)
+		code := http.StatusCreated
+		if method == http.MethodPut {
+			code = http.StatusOK
+			kv, err := st.Get(r.Context(), key)
+			if err == nil {
+				_, err = storage.CompareAndSwap(r.Context(), st, key, out, kv.ModRevision)
+			}
+			if err != nil {
+				copyRecorded(w, rec)
+				return
+			}
+		} else if _, err := storage.Create(r.Context(), st, key, out); err != nil {
+			copyRecorded(w, rec)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		_, _ = w.Write(out)
+	})
+}
+
+func copyRecorded(w http.ResponseWriter, rec *httptest.ResponseRecorder) {
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
+}
+
+// dropWarnings is a ResponseWriter that sends no Warning headers.
+type dropWarnings struct{ http.ResponseWriter }
+
+func (d dropWarnings) WriteHeader(code int) {
+	d.Header().Del("Warning")
+	d.ResponseWriter.WriteHeader(code)
+}
+
+func (d dropWarnings) Write(b []byte) (int, error) {
+	d.Header().Del("Warning")
+	return d.ResponseWriter.Write(b)
+}
+
+func (d dropWarnings) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+
+func (d dropWarnings) Flush() { http.NewResponseController(d.ResponseWriter).Flush() }
 
 // mapToken rewrites the start key of an upstream continue token.
 func mapToken(tok string, f func(string) string) string {
