@@ -15,7 +15,8 @@ import (
 // NewMemory returns an empty in-memory Store. It keeps the whole history
 // (until compacted) in memory and loses everything when the process ends,
 // so it is for tests of the components above the store, never for a
-// cluster that must survive a restart.
+// cluster that must survive a restart. Its snapshots hold only the
+// current keys.
 func NewMemory() Store {
 	return &memory{keys: map[string][]memRecord{}, watchers: map[*memWatcher]struct{}{}}
 }

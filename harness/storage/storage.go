@@ -318,8 +318,9 @@ type Store interface {
 	// Snapshot writes a consistent copy of the store to w, in a format of
 	// the implementation's choosing: the state at one revision, with the
 	// history the store keeps (as etcd's snapshot is its bbolt file), so
-	// its size follows what the store keeps, and shrinks when compaction
-	// frees space. Writes may go on while it runs.
+	// that its size follows what the store keeps: after a compaction, new
+	// writes use the space of what it deleted. Writes may go on while it
+	// runs.
 	Snapshot(ctx context.Context, w io.Writer) error
 	// Restore loads a snapshot made by Snapshot into an empty store
 	// (ErrNotEmpty otherwise). Afterwards the store has the same keys,

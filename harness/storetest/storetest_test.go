@@ -73,6 +73,8 @@ var wantFail = map[string][]string{
 	"watch-at-compacted-served": {"10-compact"},
 	"closed-not-wrapped":        {"15-close"},
 	"close-twice-fails":         allSteps,
+	// A damaged directory is refused, never started over.
+	"corrupt-starts-over": {"12-bad-file"},
 }
 
 func TestSuiteCatchesBugs(t *testing.T) {
@@ -121,6 +123,13 @@ var mutants = map[string]storetest.Opener{
 	"close-twice-fails":         wrap("close-twice-fails"),
 	"get-ignores-own-ops":       wrap("get-ignores-own-ops"),
 	"watch-at-compacted-served": wrap("watch-at-compacted-served"),
+	"corrupt-starts-over": func(dir string) (storage.Store, error) {
+		s, err := store.Open(dir)
+		if errors.Is(err, storage.ErrCorrupt) {
+			return storage.NewMemory(), nil // and leaves the files alone
+		}
+		return s, err
+	},
 }
 
 func wrap(bug string) storetest.Opener {
