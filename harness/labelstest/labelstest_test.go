@@ -216,6 +216,42 @@ var variants = map[string]struct {
 		fail: []string{"04-parse-errors"},
 		want: `Parse("a>b") = Everything, nil; want a *selector.ParseError at position 2`,
 	},
+	"gt-value-only-digits": {
+		// Any run of digits passes, whether or not it fits in 64 bits.
+		impl: func() Impl {
+			i := solution()
+			i.Parse = func(s string) (selector.Selector, error) {
+				sel, err := sol.Parse(s)
+				var pe *selector.ParseError
+				if errors.As(err, &pe) && strings.Contains(pe.Msg, "must be an integer") && pe.Found != "" && strings.Trim(pe.Found, "0123456789") == "" {
+					return sel, nil
+				}
+				return sel, err
+			}
+			return i
+		},
+		fail: []string{"04-parse-errors"},
+		want: `Parse("a>9223372036854775808") = Everything, nil; want a *selector.ParseError at position 2`,
+	},
+	"gt-value-not-a-label-value": {
+		// An integer is taken as it is, without the label value rules.
+		impl: func() Impl {
+			i := solution()
+			i.Parse = func(s string) (selector.Selector, error) {
+				sel, err := sol.Parse(s)
+				var pe *selector.ParseError
+				if errors.As(err, &pe) && strings.Contains(pe.Msg, "a valid label must be") && strings.ContainsAny(s, "<>") {
+					if _, perr := strconv.ParseInt(pe.Found, 10, 64); perr == nil {
+						return sel, nil
+					}
+				}
+				return sel, err
+			}
+			return i
+		},
+		fail: []string{"04-parse-errors"},
+		want: `Parse("a<-1") = Everything, nil; want a *selector.ParseError at position 2`,
+	},
 	"one-based-positions": {
 		impl: func() Impl {
 			i := solution()

@@ -104,6 +104,19 @@ func setReadyTime(p *api.Pod, t api.Time) {
 	}
 }
 
+// strictCost reads a deletion cost the way the README says (0 when it is
+// missing or invalid), for lenses that rewrite costs.
+func strictCost(v string) int64 {
+	if v == "" || v[0] == '+' || (v[0] == '0' && v != "0") {
+		return 0
+	}
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
 // bucketStart moves a time to the start of its log2 bucket before now.
 func bucketStart(t api.Time, now time.Time) api.Time {
 	d := now.Sub(t.Time)
@@ -259,9 +272,7 @@ var variants = map[string]struct {
 	"cost-reversed": {
 		plan: lens(each(func(p *api.Pod) {
 			if v, ok := p.Annotations[replicas.PodDeletionCost]; ok {
-				if n, err := strconv.ParseInt(v, 10, 32); err == nil && v[0] != '+' && (v[0] != '0' || v == "0") {
-					p.Annotations[replicas.PodDeletionCost] = strconv.FormatInt(-n, 10)
-				}
+				p.Annotations[replicas.PodDeletionCost] = strconv.FormatInt(-strictCost(v), 10)
 			}
 		})),
 		fail: []string{"07-deletion-cost", "08-spread"},
@@ -283,6 +294,27 @@ var variants = map[string]struct {
 		plan: lens(ownNodes),
 		fail: []string{"08-spread", "09-ready-time"},
 		want: "the pod on the more crowded node goes first: Plan(1, [",
+	},
+	"spread-before-cost": {
+		// The crowd is folded into the cost, so it decides first.
+		plan: lens(func(pods []api.Pod, _ *time.Time) {
+			onNode := map[string]int{}
+			for i := range pods {
+				if !finished(&pods[i]) {
+					onNode[pods[i].Spec.NodeName]++
+				}
+			}
+			for i := range pods {
+				p := &pods[i]
+				c := strictCost(p.Annotations[replicas.PodDeletionCost])
+				if p.Annotations == nil {
+					p.Annotations = map[string]string{}
+				}
+				p.Annotations[replicas.PodDeletionCost] = strconv.FormatInt(c-1000*int64(onNode[p.Spec.NodeName]), 10)
+			}
+		}),
+		fail: []string{"08-spread"},
+		want: "the deletion cost beats the crowd: Plan(2, [",
 	},
 	"spread-counts-finished": {
 		// Finished pods become active pods that are never chosen (the
