@@ -181,6 +181,42 @@ var mutants = map[string]mutant{
 			h.ServeHTTP(w, r)
 		})
 	}, fails: []string{"10-watch-expired"}},
+	// A watch on all namespaces serves one.
+	"all-namespaces-watch-is-default": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/api/v1/pods" && r.URL.Query().Get("watch") != "" {
+				r.URL.Path = "/api/v1/namespaces/default/pods"
+			}
+			h.ServeHTTP(w, r)
+		})
+	}, fails: []string{"09-watch"}},
+	// Continue tokens carry the whole key, not upstream's key relative
+	// to the list's prefix.
+	"continue-absolute-key": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		const pre = "/registry/pods/default/"
+		in := rewriteQuery(h, func(q url.Values) {
+			if c := q.Get("continue"); c != "" {
+				q.Set("continue", mapToken(c, func(start string) string { return strings.TrimPrefix(start, pre) }))
+			}
+		})
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || r.URL.Query().Get("watch") != "" {
+				in.ServeHTTP(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			in.ServeHTTP(rec, r)
+			var list map[string]any
+			if json.Unmarshal(rec.Body.Bytes(), &list) == nil {
+				if md, ok := list["metadata"].(map[string]any); ok && md["continue"] != nil {
+					md["continue"] = mapToken(fmt.Sprint(md["continue"]), func(start string) string { return pre + start })
+					data, _ := json.Marshal(list)
+					rec.Body = bytes.NewBuffer(data)
+				}
+			}
+			copyRecorded(w, rec)
+		})
+	}, fails: []string{"08-list-paging"}},
 	// Pod updates may change anything in the spec.
 	"pod-updates-unchecked": {handler: func(st storage.Store, h http.Handler) http.Handler {
 		return acceptRefused(st, h, http.MethodPut, "pod updates may not change fields other than")
