@@ -10,7 +10,7 @@
 //     send): a merge patch whose lists of objects with a merge key
 //     (containers by name, ports by containerPort, ...) merge element by
 //     element, with the directives $patch (replace, delete),
-//     $deleteFromPrimitiveList and $setElementOrder.
+//     $deleteFromPrimitiveList, $retainKeys and $setElementOrder.
 //   - JSON, JSON patch (RFC 6902, application/json-patch+json, kubectl
 //     patch --type=json): a list of add, remove, replace, move, copy and
 //     test operations on JSON pointers; as in json-patch, a copy is deep
@@ -26,7 +26,8 @@
 // k8s.io/apimachinery/pkg/util/strategicpatch for strategic ones.
 // Deliberate simplifications: strategic merge keys come from a table of the
 // kata's list fields (upstream reads them from the Go types' struct tags),
-// $retainKeys is ignored, and $setElementOrder does not reorder.
+// and $setElementOrder does not reorder (a merged list keeps the stored
+// order, new elements go last).
 //
 // This is not the apiserver exercise's lesson: both the learner's
 // apiserver and the reference call it.

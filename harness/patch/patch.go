@@ -2,6 +2,7 @@ package patch
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -92,7 +93,10 @@ func Apply(t Type, doc, p []byte) ([]byte, error) {
 		if t == Merge {
 			out = mergePatch(d, pm)
 		} else {
-			out = strategicMerge(d, pm)
+			var err error
+			if out, err = strategicMerge(d, pm); err != nil {
+				return nil, badRequest("%v", err)
+			}
 		}
 	default:
 		return nil, &Error{Code: http.StatusUnsupportedMediaType, Message: fmt.Sprintf("unknown patch type %q", string(t))}
@@ -149,21 +153,45 @@ var mergeKeys = map[string][]string{
 	"topologySpreadConstraints": {"topologyKey"},
 }
 
-func strategicMerge(doc, patch any) any {
+// errRetainKeys is upstream's mergepatch.ErrBadPatchFormatForRetainKeys.
+var errRetainKeys = errors.New("invalid patch format of retainKeys")
+
+func strategicMerge(doc, patch any) (any, error) {
 	pm, ok := patch.(map[string]any)
 	if !ok {
-		return patch
+		return patch, nil
 	}
 	if pm["$patch"] == "replace" {
 		delete(pm, "$patch")
 		return stripMap(pm)
 	}
 	if pm["$patch"] == "delete" {
-		return nil
+		return nil, nil
 	}
 	dm, ok := doc.(map[string]any)
 	if !ok {
 		dm = map[string]any{}
+	}
+	if rk, ok := pm["$retainKeys"]; ok {
+		// The fields of a union (a Deployment's strategy): those not
+		// listed are cleared, so that changing the type drops the
+		// settings of the old one (strategicpatch/patch.go,
+		// applyRetainKeysDirective). Every field the patch sets must be
+		// listed.
+		keep, ok := rk.([]any)
+		if !ok {
+			return nil, errRetainKeys
+		}
+		for k, v := range pm {
+			if v != nil && !strings.HasPrefix(k, "$") && !containsJSON(keep, k) {
+				return nil, errRetainKeys
+			}
+		}
+		for k := range dm {
+			if !containsJSON(keep, k) {
+				delete(dm, k)
+			}
+		}
 	}
 	for k, v := range pm {
 		switch {
@@ -186,22 +214,31 @@ func strategicMerge(doc, patch any) any {
 			continue
 		}
 		if pl, ok := v.([]any); ok {
+			var err error
 			if cur, ok := dm[k].([]any); ok {
 				if mk := mergeKeyOf(k, pl); mk != "" {
-					dm[k] = mergeList(cur, pl, mk)
+					if dm[k], err = mergeList(cur, pl, mk); err != nil {
+						return nil, err
+					}
 					continue
 				}
 			}
-			dm[k] = stripList(pl)
+			if dm[k], err = stripList(pl); err != nil {
+				return nil, err
+			}
 			continue
 		}
-		if r := strategicMerge(dm[k], v); r != nil {
+		r, err := strategicMerge(dm[k], v)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
 			dm[k] = r
 		} else {
 			delete(dm, k)
 		}
 	}
-	return dm
+	return dm, nil
 }
 
 // mergeKeyOf picks the merge key of a list field: the first listed key
@@ -219,7 +256,7 @@ func mergeKeyOf(field string, patch []any) string {
 	return ""
 }
 
-func mergeList(cur, patch []any, mk string) []any {
+func mergeList(cur, patch []any, mk string) ([]any, error) {
 	out := append([]any(nil), cur...)
 	for _, pe := range patch {
 		pm, ok := pe.(map[string]any)
@@ -239,33 +276,47 @@ func mergeList(cur, patch []any, mk string) []any {
 			}
 			continue
 		}
+		var err error
 		if idx >= 0 {
-			out[idx] = strategicMerge(out[idx], pm)
+			out[idx], err = strategicMerge(out[idx], pm)
 		} else {
-			out = append(out, stripMap(pm))
+			var m map[string]any
+			m, err = stripMap(pm)
+			out = append(out, m)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
-	return out
+	return out, nil
 }
 
 // stripList and stripMap drop the directives from a value that replaces
 // what was there.
-func stripList(l []any) []any {
+func stripList(l []any) ([]any, error) {
 	out := make([]any, 0, len(l))
 	for _, e := range l {
 		if m, ok := e.(map[string]any); ok {
 			if m["$patch"] == "delete" {
 				continue
 			}
-			e = stripMap(m)
+			var err error
+			if e, err = stripMap(m); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, e)
 	}
-	return out
+	return out, nil
 }
 
-func stripMap(m map[string]any) map[string]any {
-	return strategicMerge(map[string]any{}, m).(map[string]any)
+func stripMap(m map[string]any) (map[string]any, error) {
+	out, err := strategicMerge(map[string]any{}, m)
+	if err != nil {
+		return nil, err
+	}
+	om, _ := out.(map[string]any)
+	return om, nil
 }
 
 // equalJSON compares decoded JSON values (== would panic on maps).

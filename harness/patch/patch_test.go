@@ -97,6 +97,11 @@ func TestStrategic(t *testing.T) {
 		{"a list without a merge key is replaced", Strategic, `{"spec":{"args":["a","b"]}}`, `{"spec":{"args":["c"]}}`, `{"spec":{"args":["c"]}}`, 0},
 		{"ports merge by containerPort", Strategic, pod, `{"spec":{"containers":[{"name":"web","ports":[{"containerPort":443}]}]}}`,
 			strings.Replace(pod, `[{"containerPort":80}]`, `[{"containerPort":80},{"containerPort":443}]`, 1), 0},
+		{"$retainKeys clears the fields of a union not listed", Strategic,
+			`{"spec":{"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1}}}}`,
+			`{"spec":{"strategy":{"$retainKeys":["type"],"type":"Recreate"}}}`, `{"spec":{"strategy":{"type":"Recreate"}}}`, 0},
+		{"$retainKeys that is not a list", Strategic, `{"spec":{}}`, `{"spec":{"strategy":{"$retainKeys":"type","type":"Recreate"}}}`, "", http.StatusBadRequest},
+		{"$retainKeys without a field the patch sets", Strategic, `{"spec":{}}`, `{"spec":{"strategy":{"$retainKeys":["rollingUpdate"],"type":"Recreate"}}}`, "", http.StatusBadRequest},
 		{"a patch that is not JSON", Strategic, pod, `{"spec":`, "", http.StatusBadRequest},
 	})
 }

@@ -102,6 +102,14 @@ spec:
 	run(false, "deployment.apps/web configured", "apply", "-f", f)
 	run(false, "nginx:1.27 busybox:1.36 80", "get", "deploy", "web", "-o", "jsonpath={.spec.template.spec.containers[0].image} {.spec.template.spec.containers[1].image} {.spec.template.spec.containers[0].ports[0].containerPort}")
 	run(false, "deployment.apps/web unchanged", "apply", "-f", f)
+	// A union: changing the strategy's type drops the old type's
+	// settings (kubectl's three-way patch deletes them with null).
+	write("deploy.yaml", strings.Replace(deploy, "nginx:1.26", "nginx:1.27", 1)+"  strategy:\n    type: RollingUpdate\n    rollingUpdate:\n      maxSurge: 2\n")
+	run(false, "deployment.apps/web configured", "apply", "-f", f)
+	run(false, `{"rollingUpdate":{"maxSurge":2},"type":"RollingUpdate"}`, "get", "deploy", "web", "-o", "jsonpath={.spec.strategy}")
+	write("deploy.yaml", strings.Replace(deploy, "nginx:1.26", "nginx:1.27", 1)+"  strategy:\n    type: Recreate\n")
+	run(false, "deployment.apps/web configured", "apply", "-f", f)
+	run(false, `{"type":"Recreate"}`, "get", "deploy", "web", "-o", "jsonpath={.spec.strategy}")
 
 	// The three patch types, and label.
 	run(false, "deployment.apps/web patched", "patch", "deploy", "web", "--type=strategic", "-p", `{"spec":{"template":{"spec":{"containers":[{"name":"log","image":"busybox:1.37"}]}}}}`)
