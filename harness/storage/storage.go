@@ -239,6 +239,41 @@ type Txn struct {
 	Else []Op
 }
 
+// ValidateTxn checks what can be checked of txn without the store: keys
+// that are not empty, known operations, compares with no negative
+// revision, and no key written twice in a branch. Implementations may
+// use it so that their errors read the same.
+func ValidateTxn(txn Txn) error {
+	for _, c := range txn.If {
+		if c.Key == "" {
+			return fmt.Errorf("%w: compare of an empty key", ErrEmptyKey)
+		}
+		if c.ModRevision < 0 {
+			return fmt.Errorf("%w: compare of %q with negative mod_revision %d", ErrInvalidTxn, c.Key, c.ModRevision)
+		}
+	}
+	for _, branch := range [][]Op{txn.Then, txn.Else} {
+		written := map[string]bool{}
+		for _, op := range branch {
+			if op.Key == "" {
+				return fmt.Errorf("%w: %v of an empty key", ErrEmptyKey, op.Type)
+			}
+			switch op.Type {
+			case OpGet:
+				continue
+			case OpPut, OpDelete:
+			default:
+				return fmt.Errorf("%w: unknown operation %d on %q", ErrInvalidTxn, op.Type, op.Key)
+			}
+			if written[op.Key] {
+				return fmt.Errorf("%w: duplicate key %q given in txn request", ErrInvalidTxn, op.Key)
+			}
+			written[op.Key] = true
+		}
+	}
+	return nil
+}
+
 // OpResponse is the outcome of one operation of the branch that ran.
 type OpResponse struct {
 	// KV is, for an OpGet, the key as it is (nil when it does not exist)

@@ -464,7 +464,7 @@ func (r *runner) compactFrees(t *suite.T) {
 	writeRounds()
 	s2 := snapshotSize("after compacting and writing as much again")
 	if s2-s1 > (s1-s0)/2 {
-		t.Fatalf("%d versions were compacted away by Compact(%d), then as many written: Snapshot grew by %d bytes (%d to %d), as it grew by %d before the compaction; want it to grow by at most half that: Compact must delete the versions it forgets, so their space is used again", keys*rounds*2, rev, s2-s1, s1, s2, s1-s0)
+		t.Fatalf("%d versions were compacted away by Compact(%d), then as many written: Snapshot grew by %d bytes (%d to %d), as it grew by %d before the compaction; want it to grow by at most half that: Compact must delete the versions it forgets, so their space is used again", keys*(2*rounds-1), rev, s2-s1, s1, s2, s1-s0)
 	}
 	t.Logf("snapshot: %d bytes, %d after %d bytes of history, %d after compacting it and writing as much again", s0, s1, batch, s2)
 	r.checkDisk(t, s, dir)
