@@ -106,7 +106,9 @@ type ack struct {
 }
 
 // 11: every write the store acknowledged is there after the process is
-// killed with SIGKILL in the middle of writing, and nothing is torn.
+// killed with SIGKILL in the middle of writing, and nothing is torn (etcd
+// acknowledges a write once its backend commit, which fsyncs, returned:
+// server/storage/backend/batch_tx.go, bbolt's Tx.Commit).
 func (r *runner) crash(t *suite.T) {
 	dir := t.TempDir()
 	target := 20 + rand.IntN(100) // kill after this many acknowledged writes
@@ -321,7 +323,7 @@ func (r *runner) checkDisk(t *suite.T, s storage.Store, dir string) {
 // 12: a file that is not a store, or a damaged one, fails to open with
 // ErrCorrupt, and is left exactly as it was. A truncated file may instead
 // open as a consistent prefix of what was written (a log-structured store
-// drops a torn tail, as etcd's WAL repairs a torn last record): the state
+// drops a torn tail, as etcd's server/storage/wal/repair.go does): the state
 // at one of the revisions written, never something in between. Only what
 // a correct store of any layout always does is asserted.
 func (r *runner) badFile(t *suite.T) {
@@ -463,7 +465,8 @@ func writeFile(t *suite.T, path string, data []byte) {
 
 // 13: a snapshot written to a file restores into an empty store with the
 // same keys, values and revisions; one taken while writers run is the
-// state at one revision (etcd's snapshot is one bbolt read transaction).
+// state at one revision (etcd's snapshot is one bbolt read transaction:
+// server/storage/backend/backend.go Snapshot, Tx.WriteTo).
 func (r *runner) snapshot(t *suite.T) {
 	s, _ := r.fresh(t)
 	defer closeStore(t, s)
@@ -653,7 +656,8 @@ func restore(t *suite.T, s storage.Store, path string) {
 }
 
 // 15: Close is final: every method of a closed store returns ErrClosed
-// (etcd's mvcc answers ErrClosed too), Close again is harmless, and the
+// (etcd server/storage/mvcc/kvstore.go has "mvcc: closed" too), Close
+// again is harmless, and the
 // files are released, so the store opens again with everything in it.
 func (r *runner) closed(t *suite.T) {
 	s, dir := r.fresh(t)

@@ -15,7 +15,8 @@ const (
 )
 
 // 01: the global revision starts at 1 and rises by one per write; every
-// key carries its create revision, mod revision and version.
+// key carries its create revision, mod revision and version (etcd
+// server/storage/mvcc/kvstore_txn.go, storeTxnWrite.put).
 func (r *runner) putGet(t *suite.T) {
 	s, dir := r.fresh(t)
 	defer closeStore(t, s)
@@ -62,7 +63,8 @@ func (r *runner) putGet(t *suite.T) {
 }
 
 // 02: a delete is a write too; it leaves a tombstone, so history before
-// it can still be read, and a re-create starts a new life.
+// it can still be read, and a re-create starts a new life (etcd
+// server/storage/mvcc/kvstore_txn.go delete, key_index.go generations).
 func (r *runner) delete(t *suite.T) {
 	s, dir := r.fresh(t)
 	defer closeStore(t, s)
@@ -100,7 +102,9 @@ func (r *runner) delete(t *suite.T) {
 }
 
 // 03: range reads keys by prefix in key order, at the current or a past
-// revision, a page at a time.
+// revision, a page at a time (etcd server/storage/mvcc/kvstore_txn.go
+// rangeKeys: ErrCompacted, ErrFutureRev, limit; the apiserver pages with
+// a continue key, k8s.io/apiserver/pkg/storage/etcd3/store.go GetList).
 func (r *runner) rangePrefix(t *suite.T) {
 	s, dir := r.fresh(t)
 	defer closeStore(t, s)
@@ -175,7 +179,9 @@ func (r *runner) rangePrefix(t *suite.T) {
 	r.checkDisk(t, s, dir)
 }
 
-// 04: create is a write guarded by "the key must not exist".
+// 04: create is a write guarded by "the key must not exist"
+// (k8s.io/apiserver/pkg/storage/etcd3/store.go Create: a compare of
+// ModRevision 0).
 func (r *runner) create(t *suite.T) {
 	s, dir := r.fresh(t)
 	defer closeStore(t, s)
@@ -209,7 +215,9 @@ func (r *runner) create(t *suite.T) {
 }
 
 // 05: update and delete take the mod revision the caller read; if the key
-// moved since, they fail with a conflict and change nothing.
+// moved since, they fail with a conflict and change nothing
+// (k8s.io/apiserver/pkg/storage/etcd3/store.go GuaranteedUpdate and
+// conditionalDelete: if ModRevision matches then write, else get).
 func (r *runner) compareAndSwap(t *suite.T) {
 	s, dir := r.fresh(t)
 	defer closeStore(t, s)
@@ -415,7 +423,9 @@ func wantTxnEvents(t *suite.T, call string, got, want []storage.Event) {
 }
 
 // 14: many clients racing to increment one counter by compare-and-swap
-// lose no update: every increment that succeeded is in the final value.
+// lose no update: every increment that succeeded is in the final value
+// (the retry loop of k8s.io/apiserver/pkg/storage/etcd3/store.go
+// GuaranteedUpdate).
 // Then many writers at once (what group commit serves): every write that
 // was acknowledged is on disk, each at its own revision.
 func (r *runner) concurrentCAS(t *suite.T) {

@@ -13,7 +13,10 @@ import (
 )
 
 // 07: a watch delivers every change under its prefix from a revision on,
-// once each and in order, with the previous value.
+// once each and in order, with the previous value (etcd
+// server/storage/mvcc/watchable_store.go: unsynced watchers catch up
+// from bbolt, then synced ones get each commit; the previous value as
+// server/etcdserver/api/v3rpc/watch.go adds it for prevKV).
 func (r *runner) watch(t *suite.T) {
 	s, dir := r.fresh(t)
 	defer closeStore(t, s)
@@ -97,7 +100,8 @@ func (r *runner) watch(t *suite.T) {
 }
 
 // 08: a hundred watchers, some started before and some while writers run,
-// each see every event exactly once, in revision order.
+// each see every event exactly once, in revision order (etcd
+// server/storage/mvcc/watchable_store.go, syncWatchers and notify).
 func (r *runner) manyWatchers(t *suite.T) {
 	s, dir := r.fresh(t)
 	defer closeStore(t, s)
@@ -241,7 +245,10 @@ func readAll(w storage.Watcher, i int, from int64, n int) readResult {
 }
 
 // 09: a watcher that stops reading is cancelled once it falls WatchBuffer
-// events behind; it never makes a writer wait.
+// events behind; it never makes a writer wait (the apiserver's watch
+// cache, k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go add:
+// "Forcing ... watcher close due to unresponsiveness"; etcd instead keeps
+// victims, see the storage package documentation).
 func (r *runner) slowWatcher(t *suite.T) {
 	s, dir := r.fresh(t)
 	defer closeStore(t, s)
@@ -338,7 +345,10 @@ func writeWithin(ctx context.Context, s storage.Store, txn storage.Txn) (storage
 }
 
 // 10: compaction forgets old history; reads and watches before it fail
-// with ErrCompacted, and what comes after is intact.
+// with ErrCompacted, and what comes after is intact (etcd
+// server/storage/mvcc/kvstore.go: "mvcc: required revision has been
+// compacted"; key_index.go compact keeps the newest version at or below
+// the revision unless it is a tombstone).
 func (r *runner) compact(t *suite.T) {
 	s, dir := r.fresh(t)
 	defer closeStore(t, s)
