@@ -25,9 +25,9 @@
 // which uses gopkg.in/evanphx/json-patch for merge and JSON patches and
 // k8s.io/apimachinery/pkg/util/strategicpatch for strategic ones.
 // Deliberate simplifications: strategic merge keys come from a table of the
-// kata's list fields (upstream reads them from the Go types' struct tags),
-// and $setElementOrder does not reorder (a merged list keeps the stored
-// order, new elements go last).
+// kata's list fields (upstream reads them from the Go types' struct
+// tags), and the directives are not checked against the lists they name as
+// strictly as upstream checks them.
 //
 // This is not the apiserver exercise's lesson: both the learner's
 // apiserver and the reference call it.

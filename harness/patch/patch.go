@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 )
 
@@ -147,14 +148,100 @@ var mergeKeys = map[string][]string{
 	"conditions":                {"type"},
 	"imagePullSecrets":          {"name"},
 	"ownerReferences":           {"uid"},
-	"tolerations":               {"key"},
 	"hostAliases":               {"ip"},
-	"readinessGates":            {"conditionType"},
 	"topologySpreadConstraints": {"topologyKey"},
 }
 
-// errRetainKeys is upstream's mergepatch.ErrBadPatchFormatForRetainKeys.
-var errRetainKeys = errors.New("invalid patch format of retainKeys")
+// The errors of strategicpatch's directives, with upstream's messages
+// (k8s.io/apimachinery/pkg/util/mergepatch/errors.go).
+var (
+	errRetainKeys      = errors.New("invalid patch format of retainKeys")
+	errSetElementOrder = errors.New("invalid patch format of setElementOrder list")
+)
+
+// primitiveMergeLists are the lists of scalars that merge as sets
+// (patchStrategy "merge" without a merge key): a patch adds its items to
+// them, and $deleteFromPrimitiveList removes some.
+var primitiveMergeLists = map[string]bool{"finalizers": true}
+
+// mergePrimitives is the union of a stored list of scalars and a patch's,
+// in the patch's order (strategicpatch/patch.go, mergeSlice).
+func mergePrimitives(cur, patch []any) []any {
+	merged := append([]any(nil), cur...)
+	for _, p := range patch {
+		if !containsJSON(merged, p) {
+			merged = append(merged, p)
+		}
+	}
+	return normalizeOrder(merged, patch, cur, keyOf(""))
+}
+
+// keyOf says what identifies a list element: its merge key, or the
+// element itself for scalars.
+func keyOf(mk string) func(any) any {
+	if mk == "" {
+		return func(v any) any { return v }
+	}
+	return func(v any) any {
+		m, _ := v.(map[string]any)
+		return m[mk]
+	}
+}
+
+// normalizeOrder is upstream's normalizeElementOrder: the elements of
+// merged that order names come in order's order, the others (the
+// server's) keep their stored order, and the two are interleaved by the
+// positions in original.
+func normalizeOrder(merged, order, original []any, key func(any) any) []any {
+	index := func(list []any, v any) int {
+		for i, x := range list {
+			if equalJSON(key(x), key(v)) {
+				return i
+			}
+		}
+		return -1
+	}
+	var patchItems, serverOnly []any
+	for _, v := range merged {
+		if index(order, v) >= 0 {
+			patchItems = append(patchItems, v)
+		} else {
+			serverOnly = append(serverOnly, v)
+		}
+	}
+	byIndex := func(l, in []any) func(i, j int) bool {
+		return func(i, j int) bool {
+			a, b := index(in, l[i]), index(in, l[j])
+			return a >= 0 && b >= 0 && a < b
+		}
+	}
+	sort.SliceStable(patchItems, byIndex(patchItems, order))
+	sort.SliceStable(serverOnly, byIndex(serverOnly, original))
+	// mergeSortedSlice: a server-only element goes before a patch
+	// element when it came before it in the stored list.
+	out := make([]any, 0, len(merged))
+	i, j := 0, 0
+	for i < len(serverOnly) || j < len(patchItems) {
+		switch {
+		case j >= len(patchItems):
+			out = append(out, serverOnly[i])
+			i++
+		case i >= len(serverOnly):
+			out = append(out, patchItems[j])
+			j++
+		default:
+			a, b := index(original, serverOnly[i]), index(original, patchItems[j])
+			if a >= 0 && b >= 0 && a < b {
+				out = append(out, serverOnly[i])
+				i++
+			} else {
+				out = append(out, patchItems[j])
+				j++
+			}
+		}
+	}
+	return out
+}
 
 func strategicMerge(doc, patch any) (any, error) {
 	pm, ok := patch.(map[string]any)
@@ -171,6 +258,13 @@ func strategicMerge(doc, patch any) (any, error) {
 	dm, ok := doc.(map[string]any)
 	if !ok {
 		dm = map[string]any{}
+	}
+	// The lists as stored, which $setElementOrder orders against.
+	before := map[string][]any{}
+	for k := range pm {
+		if name, ok := strings.CutPrefix(k, "$setElementOrder/"); ok {
+			before[name], _ = dm[name].([]any)
+		}
 	}
 	if rk, ok := pm["$retainKeys"]; ok {
 		// The fields of a union (a Deployment's strategy): those not
@@ -193,7 +287,21 @@ func strategicMerge(doc, patch any) (any, error) {
 			}
 		}
 	}
-	for k, v := range pm {
+	// Deletions from primitive lists first, then the fields in a fixed
+	// order.
+	keys := make([]string, 0, len(pm))
+	for k := range pm {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		di, dj := strings.HasPrefix(keys[i], "$deleteFromPrimitiveList/"), strings.HasPrefix(keys[j], "$deleteFromPrimitiveList/")
+		if di != dj {
+			return di
+		}
+		return keys[i] < keys[j]
+	})
+	for _, k := range keys {
+		v := pm[k]
 		switch {
 		case k == "$patch" || k == "$retainKeys" || strings.HasPrefix(k, "$setElementOrder/"):
 			continue
@@ -222,6 +330,10 @@ func strategicMerge(doc, patch any) (any, error) {
 					}
 					continue
 				}
+				if primitiveMergeLists[k] {
+					dm[k] = mergePrimitives(cur, pl)
+					continue
+				}
 			}
 			if dm[k], err = stripList(pl); err != nil {
 				return nil, err
@@ -236,6 +348,19 @@ func strategicMerge(doc, patch any) (any, error) {
 			dm[k] = r
 		} else {
 			delete(dm, k)
+		}
+	}
+	for _, k := range keys {
+		name, ok := strings.CutPrefix(k, "$setElementOrder/")
+		if !ok {
+			continue
+		}
+		order, ok := pm[k].([]any)
+		if !ok {
+			return nil, errSetElementOrder
+		}
+		if cur, ok := dm[name].([]any); ok {
+			dm[name] = normalizeOrder(cur, order, before[name], keyOf(mergeKeyOf(name, order)))
 		}
 	}
 	return dm, nil
@@ -288,7 +413,13 @@ func mergeList(cur, patch []any, mk string) ([]any, error) {
 			return nil, err
 		}
 	}
-	return out, nil
+	var order []any
+	for _, pe := range patch {
+		if pm, ok := pe.(map[string]any); ok && pm["$patch"] != "delete" {
+			order = append(order, pe)
+		}
+	}
+	return normalizeOrder(out, order, cur, keyOf(mk)), nil
 }
 
 // stripList and stripMap drop the directives from a value that replaces
