@@ -9,8 +9,10 @@
 //     strategic-merge-patch+json, what kubectl apply, label and annotate
 //     send): a merge patch whose lists of objects with a merge key
 //     (containers by name, ports by containerPort, ...) merge element by
-//     element, with the directives $patch (replace, delete),
-//     $deleteFromPrimitiveList, $retainKeys and $setElementOrder.
+//     element, and whose lists of scalars with a merge strategy
+//     (finalizers) merge as sets, the patch's elements first; with the
+//     directives $patch (replace, delete), $deleteFromPrimitiveList,
+//     $retainKeys and $setElementOrder.
 //   - JSON, JSON patch (RFC 6902, application/json-patch+json, kubectl
 //     patch --type=json): a list of add, remove, replace, move, copy and
 //     test operations on JSON pointers; as in json-patch, a copy is deep
