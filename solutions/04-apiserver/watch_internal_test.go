@@ -109,7 +109,7 @@ func TestSlowWatchMemory(t *testing.T) {
 	}
 	stuck := heap()
 	per := (int64(stuck) - int64(base)) / watches
-	t.Logf("%d watches that never read, over a %d MiB list: %d bytes of heap per stuck watch (%d KiB written to each)", watches, pods*size>>20, per, written.Load()/watches>>10)
+	t.Logf("%d watches that never read, over a %.1f MB list: %d bytes of heap per stuck watch (%d KiB written to each)", watches, float64(pods*size)/1e6, per, written.Load()/watches>>10)
 	if limit := int64(pods * size / 4); per > limit {
 		t.Errorf("a stuck watch holds %d bytes of heap, want less than %d (a quarter of the list: a watch holds a page, not the list)", per, limit)
 	}
