@@ -321,6 +321,9 @@ func main() {
 {{- else}}
 	fmt.Printf("kata up: the apiserver is listening on %s (data in %s)\n", url, dir)
 {{- end}}
+	if interval > 0 {
+		fmt.Printf("kata up: compacting the store every %v, keeping that much history (--compaction-interval)\n", interval)
+	}
 	fmt.Printf("export KUBECONFIG=%s\n", kubeconfig)
 	fmt.Printf("kata up: press Ctrl-C to stop\n")
 	serr := cluster.Serve(ctx, cluster.Config{Store: s, Handler: h, Listener: ln, CompactionInterval: interval, Log: os.Stderr})
