@@ -80,6 +80,33 @@ func (r *runner) watch(t *suite.T) {
 	put(t, s, f, "f2") // 11
 	wantEvents(t, wf, `Watch("/f/", from 11) after writes 10 and 11`, putEvent(kv(f, "f2", 10, 11, 2), ptr(kv(f, "f1", 10, 10, 1))))
 
+	// From history: every revision in order, and a transaction's events
+	// in the order of its operations.
+	const x, y, z = "/w/x", "/w/y", "/w/z"
+	if _, err := s.Txn(ctx, storage.Txn{Then: []storage.Op{
+		storage.PutOp(z, []byte("z1")), storage.PutOp(x, []byte("x1")), storage.PutOp(y, []byte("y1")),
+	}}); err != nil {
+		t.Fatalf("Txn(put z, x, y) = %v, want no error", err)
+	}
+	wh, err := s.Watch(wctx, "/w/", 7)
+	if err != nil {
+		t.Fatalf("Watch(%q, from 7) = %v, want a watcher", "/w/", err)
+	}
+	wantEvents(t, wh, `Watch("/w/", from 7) of a store at revision 12`,
+		putEvent(kv(c, "c1", 7, 7, 1), nil),
+		putEvent(kv(d, "d1", 7, 7, 1), nil),
+		putEvent(kv(a, "a3", 1, 8, 3), ptr(kv(a, "a2", 1, 4, 2))),
+		want,
+		putEvent(kv(z, "z1", 12, 12, 1), nil),
+		putEvent(kv(x, "x1", 12, 12, 1), nil),
+		putEvent(kv(y, "y1", 12, 12, 1), nil),
+	)
+	wantEvents(t, w, `Watch("/w/", from 2) after Txn(put z, x, y)`,
+		putEvent(kv(z, "z1", 12, 12, 1), nil),
+		putEvent(kv(x, "x1", 12, 12, 1), nil),
+		putEvent(kv(y, "y1", 12, 12, 1), nil),
+	)
+
 	cancel()
 	waitClosed(t, w, "its context was cancelled")
 	if err := w.Err(); !errors.Is(err, context.Canceled) {
@@ -399,6 +426,8 @@ func (r *runner) compact(t *suite.T) {
 	wantErr(t, "Compact(3) after Compact(4)", err, storage.ErrCompacted)
 	err = s.Compact(ctx, 99)
 	wantErr(t, "Compact(99) of a store at revision 5", err, storage.ErrFutureRevision)
+	err = s.Compact(ctx, 0)
+	wantErr(t, "Compact(0) after Compact(4)", err, storage.ErrCompacted)
 
 	// A watcher that was already following goes on across the compaction.
 	put(t, s, j, "j2") // 6
