@@ -102,6 +102,11 @@ func rv(t *suite.T, call, s string) int64 {
 
 // ------------------------------------------------------------ 01
 
+// createGet: objects live at upstream's paths (/api/v1/namespaces/{ns}/
+// pods, /apis/{group}/{version}/...; k8s.io/apiserver/pkg/endpoints/
+// installer.go), a create answers 201 with the stored object
+// (pkg/endpoints/handlers/create.go), and the namespace comes from the
+// path (k8s.io/apiserver/pkg/registry/rest/create.go, BeforeCreate).
 func createGet(e *env) {
 	t := e.t
 	r := e.expect(http.StatusCreated, http.MethodPost, podsPath, newPod("web", map[string]string{"app": "web"}))
@@ -163,6 +168,11 @@ func mustJSON(v any) string {
 
 var generatedName = regexp.MustCompile(`^web-[a-z0-9]{5}$`)
 
+// serverFields: uid and creationTimestamp are the server's
+// (k8s.io/apiserver/pkg/registry/rest/meta.go, FillObjectMetaSystemFields),
+// resourceVersion is the key's etcd mod_revision (pkg/storage/etcd3/
+// store.go with its APIObjectVersioner), and generateName gets 5 random
+// characters (pkg/storage/names/generate.go).
 func serverFields(e *env) {
 	t := e.t
 	before := time.Now().Add(-2 * time.Second)
@@ -220,6 +230,9 @@ func serverFields(e *env) {
 
 // ------------------------------------------------------------ 03
 
+// notFoundExists: upstream's Status errors, with their messages and
+// details (k8s.io/apimachinery/pkg/api/errors/errors.go, NewNotFound and
+// NewAlreadyExists).
 func notFoundExists(e *env) {
 	r := e.request(http.MethodGet, podsPath+"/nope", nil)
 	st := e.expectStatus(r, http.StatusNotFound, api.StatusReasonNotFound, `pods "nope" not found`)
@@ -248,6 +261,11 @@ func notFoundExists(e *env) {
 
 const conflictMsg = `Operation cannot be fulfilled on pods "web": the object has been modified; please apply your changes to the latest version and try again`
 
+// updateConflict: optimistic concurrency on resourceVersion, with
+// upstream's message (k8s.io/apiserver/pkg/registry/generic/registry/
+// store.go, OptimisticLockErrorMsg), unconditional updates without one
+// (rest/update.go, AllowUnconditionalUpdate), and generation counting spec
+// changes (pkg/registry/apps/deployment/strategy.go, PrepareForUpdate).
 func updateConflict(e *env) {
 	t := e.t
 	created := e.createPod(newPod("web", map[string]string{"v": "1"}))
@@ -322,6 +340,11 @@ func updateConflict(e *env) {
 
 // ------------------------------------------------------------ 05
 
+// validation: 422 Invalid with one cause per field and upstream's
+// message (k8s.io/apimachinery/pkg/api/errors/errors.go, NewInvalid), names
+// as DNS-1123 subdomains (apimachinery/pkg/api/validation/objectmeta.go),
+// containers with names and images (pkg/apis/core/validation/
+// validation.go, ValidatePodSpec).
 func validation(e *env) {
 	t := e.t
 	r := e.request(http.MethodPost, podsPath, newPod("Bad_Name", nil))
@@ -454,6 +477,11 @@ func checkCause(e *env, r *response, st *api.Status, field string, typ api.Cause
 
 // ------------------------------------------------------------ 06
 
+// badRequests: client mistakes are 4xx: an undecodable body or a kind
+// that is not the path's is a 400 (k8s.io/apiserver/pkg/endpoints/handlers/
+// create.go), a body over 3 MiB a 413 (pkg/server/config.go,
+// MaxRequestBodyBytes), an unknown resource a 404 and a verb the path
+// does not serve a 405 (pkg/endpoints/installer.go).
 func badRequests(e *env) {
 	t := e.t
 	r := e.request(http.MethodPost, podsPath, []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web"`))
@@ -549,6 +577,11 @@ func names(l *podList) string {
 	return "[" + strings.Join(n, " ") + "]"
 }
 
+// listSelectors: lists filtered by label and field selectors
+// (k8s.io/apiserver/pkg/storage/selection_predicate.go), the fields each
+// kind may be selected by (pkg/registry/core/pod/strategy.go,
+// ToSelectableFields), and the list's resourceVersion the revision it was
+// read at (pkg/storage/etcd3/store.go, GetList).
 func listSelectors(e *env) {
 	t := e.t
 	mk := func(ns, name, app, env, node string) {
@@ -605,6 +638,9 @@ func listSelectors(e *env) {
 
 // ------------------------------------------------------------ 08
 
+// listPaging: limit and continue, every page read at the first page's
+// revision (k8s.io/apiserver/pkg/storage/etcd3/store.go, GetList;
+// pkg/storage/continue.go).
 func listPaging(e *env) {
 	t := e.t
 	for _, n := range []string{"p1", "p2", "p3", "p4", "p5"} {
@@ -829,6 +865,10 @@ func (w *watchStream) expectPod(typ, name string) watched {
 	return got
 }
 
+// watch: a stream of JSON lines {"type","object"} (k8s.io/apiserver/
+// pkg/endpoints/handlers/watch.go), ADDED, MODIFIED and DELETED from the
+// store's events and their previous values (pkg/storage/etcd3/
+// watcher.go), and without a resourceVersion the current objects first.
 func watch(e *env) {
 	t := e.t
 	e.createPod(newPod("old", nil))
@@ -952,6 +992,10 @@ func watchAllNamespaces(e *env) {
 
 // ------------------------------------------------------------ 10
 
+// watchExpired: compacted history is a 410 Expired ERROR event
+// (k8s.io/apiserver/pkg/storage/cacher/watch_cache_history.go), and the
+// initial events end with a BOOKMARK annotated k8s.io/initial-events-end
+// (pkg/storage/cacher/cacher.go, pkg/endpoints/handlers/watch.go).
 func watchExpired(e *env) {
 	t := e.t
 	e.createPod(newPod("a", nil))
@@ -1059,6 +1103,9 @@ func watchTooLarge(e *env) {
 
 // ------------------------------------------------------------ 11
 
+// statusSubresource: the main resource keeps the stored status and the
+// status subresource the stored spec (pkg/registry/core/pod/strategy.go,
+// PrepareForUpdate of podStrategy and podStatusStrategy).
 func statusSubresource(e *env) {
 	t := e.t
 	created := e.createPod(newPod("web", nil))
@@ -1164,6 +1211,8 @@ func bindingBody(pod, node string) map[string]any {
 	}
 }
 
+// binding: a Binding sets spec.nodeName and PodScheduled, once
+// (pkg/registry/core/pod/storage/storage.go, BindingREST and assignPod).
 func binding(e *env) {
 	t := e.t
 	e.createPod(newPod("web", nil))
@@ -1198,6 +1247,10 @@ func binding(e *env) {
 
 // ------------------------------------------------------------ 13
 
+// deletion: preconditions, finalizers and graceful deletion
+// (k8s.io/apiserver/pkg/registry/rest/delete.go, BeforeDelete;
+// pkg/registry/generic/registry/store.go, Delete; pkg/registry/core/pod/
+// strategy.go, CheckGracefulDelete, 30 seconds by default).
 func deletion(e *env) {
 	t := e.t
 	e.createPod(newPod("web", nil))
@@ -1317,6 +1370,9 @@ type resourceList struct {
 	} `json:"resources"`
 }
 
+// discovery: /api, /api/v1, /apis, /apis/{group}/{version} and /version
+// (k8s.io/apiserver/pkg/endpoints/discovery/root.go, legacy.go, group.go,
+// version.go).
 func discovery(e *env) {
 	t := e.t
 	r := e.expect(http.StatusOK, http.MethodGet, "/api", nil)
@@ -1461,6 +1517,9 @@ func cellsString(cells []any) string {
 	return strings.Join(parts, ",")
 }
 
+// table: kubectl's Table columns for pods and nodes (pkg/printers/
+// internalversion/printers.go) and a Table answer for Accept
+// as=Table (k8s.io/apiserver/pkg/endpoints/handlers/response.go).
 func table(e *env) {
 	t := e.t
 	e.createPod(newPod("web", nil))
