@@ -754,6 +754,19 @@ func TestExportLeavesSolutionsOut(t *testing.T) {
 	if _, err := os.Stat(dest2); !os.IsNotExist(err) {
 		t.Errorf("a refused export still wrote %s", dest2)
 	}
+	// Plumbing the exercise ships as the solution has it is given code,
+	// not a leak; a copy of a solution file that differs still is.
+	given := "package beta\n\nfunc decodeTheWireFormat(b []byte) string { return string(b) }\n"
+	pristine3 := pristineFS()
+	pristine3["exercises/02-beta/wire.go"] = &fstest.MapFile{Data: []byte(given)}
+	plumbed := writeTree(t, pristine3, map[string][]byte{"solutions/02-beta/wire.go": []byte(given)})
+	if _, err := Export(ExportOptions{Root: plumbed, Pristine: pristine3, Dir: filepath.Join(t.TempDir(), "s3")}); err != nil {
+		t.Errorf("export with given plumbing identical in exercise and solution: %v, want it written", err)
+	}
+	plumbed = writeTree(t, pristine3, map[string][]byte{"solutions/02-beta/wire.go": []byte(given + "// the reference's own\n"), "docs/wire.go.txt": []byte(given + "// the reference's own\n")})
+	if _, err := Export(ExportOptions{Root: plumbed, Pristine: pristine3, Dir: filepath.Join(t.TempDir(), "s4")}); err == nil || !strings.Contains(err.Error(), "docs/wire.go.txt is a copy of solutions/02-beta/wire.go") {
+		t.Errorf("export with a copy of a solution file that the exercise does not ship: %v, want a refusal", err)
+	}
 }
 
 // The whole run is bounded: when the deadline passes, go test is stopped,
