@@ -244,6 +244,11 @@ func (f *Fake) Create(ctx context.Context, obj api.Object) (api.Object, error) {
 		m.Name = m.GenerateName + string(b[:])
 	}
 	f.record("create", kind, m.Namespace, m.Name)
+	if m.ResourceVersion != "" {
+		// As the apiserver's store (k8s.io/apiserver/pkg/storage/etcd3/store.go).
+		return nil, &api.Status{TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: api.StatusFailure,
+			Code: http.StatusInternalServerError, Message: "resourceVersion should not be set on objects to be created"}
+	}
 	if m.Name == "" {
 		return nil, &api.Status{TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: api.StatusFailure,
 			Code: http.StatusUnprocessableEntity, Reason: api.StatusReasonInvalid,

@@ -40,6 +40,12 @@ func Run(t *testing.T, newClient func(t *testing.T) client.Interface) {
 		if _, err := pods.Create(ctx, pod("web", nil, "")); !client.IsAlreadyExists(err) {
 			t.Fatalf("Create(web) again = %v, want AlreadyExists", err)
 		}
+		withRV := pod("rv", nil, "")
+		withRV.ResourceVersion = "1"
+		if _, err := pods.Create(ctx, withRV); err == nil || err.Error() != "resourceVersion should not be set on objects to be created" {
+			// k8s.io/apiserver/pkg/storage/etcd3/store.go Create.
+			t.Fatalf("Create(rv with resourceVersion 1) = %v, want `resourceVersion should not be set on objects to be created`", err)
+		}
 		if _, err := pods.Get(ctx, "default", "nope"); !client.IsNotFound(err) || err.Error() != `pods "nope" not found` {
 			t.Fatalf("Get(default/nope) = %v, want NotFound `pods \"nope\" not found`", err)
 		}
