@@ -12,7 +12,9 @@
 // go:embed leaves out files whose names start with "." or "_" (an
 // editor's lock and swap files among them), so these copies do too;
 // testdata directories are included. solutions/ is not embedded: a
-// student copy has none, and the binary must not carry the answers.
+// student copy has none, and the binary must not carry the answers. Nor
+// is the kata's own command (cmd/kata and its internal packages): grading
+// runs this binary, never the copy's, and reset restores exercises only.
 package kubekata
 
 import (
