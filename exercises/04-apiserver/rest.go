@@ -241,9 +241,11 @@ func prepareStatusOnCreate(kind api.Kind, obj api.Object) {
 
 // ---------------------------------------------------------------- update
 
-// maxRetries bounds the read-modify-write loop of an unconditional write
-// that keeps losing the compare-and-swap to other writers.
-const maxRetries = 16
+// An unconditional write (no resourceVersion) that loses the
+// compare-and-swap to another writer reads the object again and retries
+// until it wins or the request ends, as upstream's GuaranteedUpdate
+// (k8s.io/apiserver/pkg/storage/etcd3/store.go) loops without a bound:
+// under contention a blind write or a patch is slow, never a 409.
 
 // update serves PUT on an object or its status subresource.
 func (s *server) update(w http.ResponseWriter, r *http.Request, req request) {

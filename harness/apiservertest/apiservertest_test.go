@@ -351,6 +351,37 @@ var mutants = map[string]mutant{
 			return typ, true
 		})
 	}, fails: []string{"10-watch-expired"}},
+	// A write without a resourceVersion that does not retry when it
+	// loses the compare-and-swap: played by pinning every blind PUT to
+	// the version read just before, so that a concurrent writer turns it
+	// into a 409.
+	"blind-write-no-retry": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPut && !strings.HasSuffix(r.URL.Path, "/status") && r.Body != nil {
+				data, _ := io.ReadAll(r.Body)
+				var doc map[string]any
+				if json.Unmarshal(data, &doc) == nil {
+					md, _ := doc["metadata"].(map[string]any)
+					if md != nil && md["resourceVersion"] == nil {
+						rec := httptest.NewRecorder()
+						h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, r.URL.Path, nil))
+						var cur struct {
+							Metadata struct {
+								ResourceVersion string `json:"resourceVersion"`
+							} `json:"metadata"`
+						}
+						if json.Unmarshal(rec.Body.Bytes(), &cur) == nil && cur.Metadata.ResourceVersion != "" {
+							md["resourceVersion"] = cur.Metadata.ResourceVersion
+							data, _ = json.Marshal(doc)
+						}
+					}
+				}
+				r.Body = io.NopCloser(bytes.NewReader(data))
+				r.ContentLength = int64(len(data))
+			}
+			h.ServeHTTP(w, r)
+		})
+	}, fails: []string{"04-update-conflict"}},
 }
 
 func TestSuiteCatchesBugs(t *testing.T) {

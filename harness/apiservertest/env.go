@@ -23,7 +23,7 @@ import (
 // handler over it behind a real HTTP server, and a client.
 type env struct {
 	t     *suite.T
-	store storage.Store
+	store *interfering
 	url   string
 	hc    *http.Client
 
@@ -33,7 +33,7 @@ type env struct {
 
 func newEnv(t *suite.T, newServer func(storage.Store) http.Handler) *env {
 	t.Helper()
-	e := &env{t: t, store: storage.NewMemory()}
+	e := &env{t: t, store: &interfering{Store: storage.NewMemory()}}
 	h := newServer(e.store)
 	if h == nil {
 		t.Fatalf("New(store) = nil, want an http.Handler")
@@ -355,4 +355,42 @@ func abbreviate(b []byte) string {
 		s = s[:300] + "..."
 	}
 	return s
+}
+
+// interfering is the step's store. When armed by interfere, it plays a
+// concurrent writer: just before each of the next n updates (a
+// transaction that compares a ModRevision above 0) it rewrites the
+// compared key with its own value, so that the update's compare fails
+// as if another client had written first. A step can then check what a
+// lost compare-and-swap leads to without racing goroutines.
+type interfering struct {
+	storage.Store
+	mu    sync.Mutex
+	armed int
+}
+
+// interfere makes the next n updates lose their compare-and-swap once.
+func (e *env) interfere(n int) {
+	e.store.mu.Lock()
+	e.store.armed = n
+	e.store.mu.Unlock()
+}
+
+func (s *interfering) Txn(ctx context.Context, txn storage.Txn) (storage.TxnResponse, error) {
+	s.mu.Lock()
+	if s.armed > 0 {
+		for _, c := range txn.If {
+			if c.ModRevision <= 0 {
+				continue
+			}
+			if kv, err := s.Store.Get(ctx, c.Key); err == nil {
+				if _, err := s.Store.Put(ctx, c.Key, kv.Value); err == nil {
+					s.armed--
+				}
+			}
+			break
+		}
+	}
+	s.mu.Unlock()
+	return s.Store.Txn(ctx, txn)
 }

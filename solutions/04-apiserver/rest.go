@@ -336,9 +336,11 @@ func prepareStatusOnCreate(kind api.Kind, obj api.Object) {
 
 // ---------------------------------------------------------------- update
 
-// maxRetries bounds the read-modify-write loop of an unconditional write
-// that keeps losing the compare-and-swap to other writers.
-const maxRetries = 16
+// An unconditional write (no resourceVersion) that loses the
+// compare-and-swap to another writer reads the object again and retries
+// until it wins or the request ends, as upstream's GuaranteedUpdate
+// (k8s.io/apiserver/pkg/storage/etcd3/store.go) loops without a bound:
+// under contention a blind write or a patch is slow, never a 409.
 
 func (s *server) update(w http.ResponseWriter, r *http.Request, req request) {
 	data, st := readBody(r)
@@ -364,7 +366,7 @@ func (s *server) update(w http.ResponseWriter, r *http.Request, req request) {
 func (s *server) write(w http.ResponseWriter, r *http.Request, req request, change func(old api.Object) (api.Object, *api.Status)) {
 	ctx := r.Context()
 	k := key(req.kind, req.namespace, req.name)
-	for attempt := 0; ; attempt++ {
+	for {
 		kv, err := s.store.Get(ctx, k)
 		if err != nil {
 			writeStatus(w, storeError(req.kind, req.name, err))
@@ -419,7 +421,7 @@ func (s *server) write(w http.ResponseWriter, r *http.Request, req request, chan
 				writeJSON(w, http.StatusOK, obj)
 				return
 			}
-			if errors.Is(err, storage.ErrConflict) && !conditional && attempt < maxRetries {
+			if errors.Is(err, storage.ErrConflict) && !conditional && ctx.Err() == nil {
 				continue
 			}
 			writeStatus(w, storeError(req.kind, req.name, err))
@@ -427,7 +429,7 @@ func (s *server) write(w http.ResponseWriter, r *http.Request, req request, chan
 		}
 		nkv, err := storage.CompareAndSwap(ctx, s.store, k, value, kv.ModRevision)
 		if err != nil {
-			if errors.Is(err, storage.ErrConflict) && !conditional && attempt < maxRetries {
+			if errors.Is(err, storage.ErrConflict) && !conditional && ctx.Err() == nil {
 				continue
 			}
 			writeStatus(w, storeError(req.kind, req.name, err))
@@ -534,7 +536,7 @@ func (s *server) delete(w http.ResponseWriter, r *http.Request, req request) {
 
 	ctx := r.Context()
 	k := key(req.kind, req.namespace, req.name)
-	for attempt := 0; ; attempt++ {
+	for {
 		kv, err := s.store.Get(ctx, k)
 		if err != nil {
 			writeStatus(w, storeError(req.kind, req.name, err))
@@ -600,7 +602,7 @@ func (s *server) delete(w http.ResponseWriter, r *http.Request, req request) {
 		default:
 			_, _, err := storage.CompareAndDelete(ctx, s.store, k, kv.ModRevision)
 			if err != nil {
-				if errors.Is(err, storage.ErrConflict) && attempt < maxRetries {
+				if errors.Is(err, storage.ErrConflict) && ctx.Err() == nil {
 					continue
 				}
 				writeStatus(w, storeError(req.kind, req.name, err))
@@ -615,7 +617,7 @@ func (s *server) delete(w http.ResponseWriter, r *http.Request, req request) {
 		}
 		nkv, err := storage.CompareAndSwap(ctx, s.store, k, storable(obj), kv.ModRevision)
 		if err != nil {
-			if errors.Is(err, storage.ErrConflict) && attempt < maxRetries {
+			if errors.Is(err, storage.ErrConflict) && ctx.Err() == nil {
 				continue
 			}
 			writeStatus(w, storeError(req.kind, req.name, err))
@@ -715,7 +717,7 @@ func (s *server) bind(w http.ResponseWriter, r *http.Request, req request) {
 			fmt.Sprintf("Operation cannot be fulfilled on pods/binding %q: %s", req.name, why),
 			&api.StatusDetails{Name: req.name, Kind: "pods/binding"})
 	}
-	for attempt := 0; ; attempt++ {
+	for {
 		kv, err := s.store.Get(ctx, k)
 		if err != nil {
 			writeStatus(w, storeError(req.kind, req.name, err))
@@ -741,7 +743,7 @@ func (s *server) bind(w http.ResponseWriter, r *http.Request, req request) {
 		setCondition(pod, api.PodCondition{Type: api.PodScheduled, Status: api.ConditionTrue, LastTransitionTime: api.NewTime(s.now().Truncate(time.Second))})
 		_, err = storage.CompareAndSwap(ctx, s.store, k, storable(pod), kv.ModRevision)
 		if err != nil {
-			if errors.Is(err, storage.ErrConflict) && attempt < maxRetries {
+			if errors.Is(err, storage.ErrConflict) && ctx.Err() == nil {
 				continue
 			}
 			writeStatus(w, storeError(req.kind, req.name, err))
