@@ -98,13 +98,6 @@ func tooLarge() *api.Status {
 	panic("not implemented: tooLarge")
 }
 
-// unsupportedMediaType is the 415 that makes client-go fall back from
-// protobuf to JSON.
-func unsupportedMediaType(ct string) *api.Status {
-	return status(http.StatusUnsupportedMediaType, api.StatusReasonUnsupportedMediaType,
-		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/merge-patch+json, application/strategic-merge-patch+json (got %q)", ct), nil)
-}
-
 // expired is the 410 for history the store has compacted away.
 func expired(msg string) *api.Status {
 	// TODO: return a 410 Expired Status carrying msg.

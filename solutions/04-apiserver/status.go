@@ -102,11 +102,6 @@ func tooLarge() *api.Status {
 		fmt.Sprintf("Request entity too large: limit is %d", maxBodyBytes), nil)
 }
 
-func unsupportedMediaType(ct string) *api.Status {
-	return status(http.StatusUnsupportedMediaType, api.StatusReasonUnsupportedMediaType,
-		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/merge-patch+json, application/strategic-merge-patch+json (got %q)", ct), nil)
-}
-
 func expired(msg string) *api.Status {
 	return status(http.StatusGone, api.StatusReasonExpired, msg, nil)
 }
