@@ -16,6 +16,10 @@
 //     the learner's file it came from. The remaining steps still run.
 //  4. T.Context is cancelled when the step's deadline passes, so code that
 //     takes a context stops with the step.
+//  5. A step whose goroutine ends through runtime.Goexit that the suite did
+//     not call (its own Fatal, FailNow and SkipNow also end it that way,
+//     and say so first) fails with "the implementation called
+//     runtime.Goexit": leaving the step early is never a pass.
 package suite
 
 import (
@@ -55,6 +59,17 @@ type T struct {
 	mu        sync.RWMutex
 	abandoned bool
 	skipped   bool
+	// stopping is set by the suite's own FailNow, Fatal and SkipNow just
+	// before they leave the step's goroutine through runtime.Goexit.
+	stopping bool
+}
+
+// goexit leaves the step's goroutine on the suite's behalf.
+func (t *T) goexit() {
+	t.mu.Lock()
+	t.stopping = true
+	t.mu.Unlock()
+	runtime.Goexit()
 }
 
 // Context is cancelled when the step's deadline passes or the step ends.
@@ -117,19 +132,19 @@ func (t *T) Fail() {
 // goroutine, so stopping means leaving that goroutine.
 func (t *T) FailNow() {
 	t.Fail()
-	runtime.Goexit()
+	t.goexit()
 }
 
 func (t *T) Fatal(args ...any) {
 	t.T.Helper()
 	t.Error(args...)
-	runtime.Goexit()
+	t.goexit()
 }
 
 func (t *T) Fatalf(format string, args ...any) {
 	t.T.Helper()
 	t.Errorf(format, args...)
-	runtime.Goexit()
+	t.goexit()
 }
 
 // Skip, Skipf and SkipNow may be called only by the suite itself, for a
@@ -151,7 +166,7 @@ func (t *T) SkipNow() {
 	t.mu.Lock()
 	t.skipped = true
 	t.mu.Unlock()
-	runtime.Goexit()
+	t.goexit()
 }
 
 // Run runs the steps of exercise as ordered subtests of t. The step ids
@@ -206,15 +221,30 @@ func runStep(tt *testing.T, s Step) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		returned := false
 		defer func() {
-			if r := recover(); r != nil {
+			r := recover()
+			switch {
+			case r != nil:
 				// A helper, so that the report points at the panic
 				// rather than at this line.
 				t.T.Helper()
 				t.Error(describePanic(r, debug.Stack()))
+			case !returned:
+				// Neither a return nor a panic: runtime.Goexit. The
+				// suite's own stops say so first; *testing.T's own
+				// FailNow (a suite that hands t.T to a helper) fails
+				// the test before it leaves.
+				t.mu.RLock()
+				ours := t.stopping
+				t.mu.RUnlock()
+				if !ours && !t.T.Failed() {
+					t.Error("the implementation called runtime.Goexit: the step ended before the suite reached its verdict")
+				}
 			}
 		}()
 		s.Run(t)
+		returned = true
 	}()
 
 	select {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -41,6 +42,10 @@ func TestStepsFixture(t *testing.T) {
 		{ID: "06-context", Timeout: 20 * time.Millisecond, Run: func(t *T) {
 			<-t.Context().Done() // ends at the deadline
 		}},
+		{ID: "07-goexit", Run: func(t *T) { runtime.Goexit() }},
+		{ID: "08-failnow", Run: func(t *T) { t.FailNow() }},
+		{ID: "09-skipnow", Run: func(t *T) { t.SkipNow() }},
+		{ID: "10-testing-fatal", Run: func(t *T) { t.T.Fatal("suite helper on *testing.T") }},
 	})
 }
 
@@ -60,6 +65,12 @@ func TestRunIsolatesSteps(t *testing.T) {
 		`Get("x") = 1, want 2`,
 		"--- SKIP: TestStepsFixture/05-skips",
 		"--- FAIL: TestStepsFixture/06-context",
+		"--- FAIL: TestStepsFixture/07-goexit",
+		"the implementation called runtime.Goexit",
+		"--- FAIL: TestStepsFixture/08-failnow",
+		"--- SKIP: TestStepsFixture/09-skipnow",
+		"--- FAIL: TestStepsFixture/10-testing-fatal",
+		"suite helper on *testing.T",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("fixture output lacks %q:\n%s", want, got)
@@ -74,6 +85,11 @@ func TestRunIsolatesSteps(t *testing.T) {
 	}
 	if !regexp.MustCompile(`suite_test.go:\d+: panic: not implemented: Plan`).MatchString(got) {
 		t.Errorf("a panic is reported at the runner's line, want the panicking line:\n%s", got)
+	}
+	// Only 07 left through a Goexit of its own: the suite's stops (08, 09,
+	// 04) and *testing.T's (10) are not the implementation's.
+	if n := strings.Count(got, "the implementation called runtime.Goexit"); n != 1 {
+		t.Errorf("fixture output names runtime.Goexit %d times, want 1 (step 07 only):\n%s", n, got)
 	}
 	if strings.Contains(got, "reported after the deadline") || strings.Contains(got, "panic: Fail in goroutine") {
 		t.Errorf("an abandoned step's late report reached the test:\n%s", got)
