@@ -8,6 +8,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -396,6 +397,53 @@ func WriteJUnit(w io.Writer, r *Report) error {
 }
 
 func seconds(s float64) string { return fmt.Sprintf("%.3f", s) }
+
+// Printable makes text the learner's code printed safe for every format:
+// a byte that is not valid UTF-8 becomes \xNN, and a control character
+// other than newline and tab (an ANSI colour escape, test2json's \x16
+// framing byte, a carriage return), or a character XML 1.0 does not allow
+// (U+FFFE, U+FFFF), becomes its Go escape (\x1b, \u0085), so the JUnit XML
+// parses and a terminal shows the bytes instead of obeying them. Text
+// that is already printable comes back unchanged.
+func Printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if !printableRune(r) {
+			clean = false
+			break
+		}
+	}
+	if clean && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case printableRune(r):
+			b.WriteString(s[i : i+n])
+		case r < 0x100:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// printableRune says whether r may stand as itself in every format.
+func printableRune(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return true
+	case unicode.IsControl(r), r == 0xFFFE, r == 0xFFFF:
+		return false
+	}
+	return true
+}
 
 // ClassroomResult is GitHub Classroom's autograding result, version 1: what
 // classroom-resources/autograding-command-grader puts, base64-encoded, in

@@ -469,7 +469,7 @@ func exerciseResult(gr *gotest.Report, s Selection, dir, root string) *Exercise 
 	pkgDir := dir + "/" + e.ID
 	ip := course.ModulePath + "/" + pkgDir
 	res := gr.Exercise(e, ip)
-	out := &Exercise{Exercise: e, Dir: pkgDir, BuildFailed: res.BuildFailed, BuildOutput: res.BuildOutput}
+	out := &Exercise{Exercise: e, Dir: pkgDir, BuildFailed: res.BuildFailed, BuildOutput: Printable(res.BuildOutput)}
 	want := map[string]bool{}
 	for _, id := range s.Steps {
 		want[id] = true
@@ -479,7 +479,9 @@ func exerciseResult(gr *gotest.Report, s Selection, dir, root string) *Exercise 
 		if s.Steps != nil && !want[sr.Step.ID] {
 			continue
 		}
-		st := &Step{Step: sr.Step, Number: i + 1, Status: Status(sr.Status), Message: sr.Message, Output: sr.Output}
+		// What the learner's code printed reaches every format, so it is
+		// made printable here, once.
+		st := &Step{Step: sr.Step, Number: i + 1, Status: Status(sr.Status), Message: Printable(sr.Message), Output: Printable(sr.Output)}
 		switch {
 		case missing:
 			st.Status = Error

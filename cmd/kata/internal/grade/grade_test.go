@@ -830,3 +830,72 @@ func TestCheckShipped(t *testing.T) {
 		t.Errorf("CheckShipped(02-beta/02-dos passing) = %v, want an error naming it", err)
 	}
 }
+
+// Whatever bytes the learner's code prints (an ANSI colour escape,
+// test2json's \x16, invalid UTF-8, a NUL), every format stays parseable and
+// shows them as escapes.
+func TestFormatsSurviveAnyBytes(t *testing.T) {
+	c := testCourse(t)
+	a := &c.Exercises[0]
+	nasty := "panic: \x1b[31mred\x1b[0m\x16--- PASS: TestAlpha/01-one\r\x00 \xff\xfe ok \u0085 \ufffe ]]> é"
+	gr := &gotest.Report{Packages: map[string]*gotest.Package{
+		course.ModulePath + "/exercises/01-alpha": {Action: "fail", Tests: map[string]*gotest.Test{
+			"TestAlpha":          {Action: "fail"},
+			"TestAlpha/01-one":   {Action: "fail", Output: nasty + "\n"},
+			"TestAlpha/02-two":   {Action: "fail", Output: "    x_test.go:1: " + nasty + "\n"},
+			"TestAlpha/03-three": {Action: "pass"},
+		}},
+	}}
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "exercises", a.ID), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := exerciseResult(gr, Selection{Exercise: a}, "exercises", root)
+	r := &Report{Dir: "exercises", Exercises: []*Exercise{e}, Tampered: []Tamper{{Path: Printable("harness/\x1b[2Jx.go"), Change: "added"}}}
+	for _, format := range Formats {
+		var b bytes.Buffer
+		if err := Write(&b, r, format); err != nil {
+			t.Fatalf("Write(%s) = %v, want nil", format, err)
+		}
+		out := b.Bytes()
+		switch format {
+		case "junit":
+			var v junitSuites
+			if err := xml.Unmarshal(out, &v); err != nil {
+				t.Errorf("xml.Unmarshal(junit) = %v, want nil:\n%s", err, out)
+			}
+		case "json":
+			var v map[string]any
+			if err := json.Unmarshal(out, &v); err != nil {
+				t.Errorf("json.Unmarshal(json) = %v, want nil", err)
+			}
+		case "classroom":
+			data, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(out)))
+			var v ClassroomResult
+			if err == nil {
+				err = json.Unmarshal(data, &v)
+			}
+			if err != nil {
+				t.Errorf("decoding the classroom result = %v, want nil", err)
+			}
+			out = data
+		}
+		if !utf8.Valid(out) {
+			t.Errorf("Write(%s) wrote invalid UTF-8", format)
+		}
+		for _, bad := range []string{"\x1b", "\x16", "\x00", "\r"} {
+			if bytes.Contains(out, []byte(bad)) {
+				t.Errorf("Write(%s) output holds the raw byte %q, want it escaped", format, bad)
+			}
+		}
+		if format != "classroom" && !bytes.Contains(out, []byte(`\x1b[31mred`)) && !bytes.Contains(out, []byte(`\\x1b[31mred`)) {
+			t.Errorf("Write(%s) output lacks the escaped colour code \\x1b[31mred:\n%s", format, out)
+		}
+	}
+	if got, want := Printable("a\x1bb\xffc\td\n\u0085é"), `a\x1bb\xffc`+"\td\n"+`\x85é`; got != want {
+		t.Errorf("Printable = %q, want %q", got, want)
+	}
+	if s := "plain\ttext é\n"; Printable(s) != s {
+		t.Errorf("Printable(%q) = %q, want it unchanged", s, Printable(s))
+	}
+}

@@ -157,7 +157,8 @@ func scan(root string, pristine fs.FS, exs []*course.Exercise, dir string) (*pro
 	// it would only alarm a teacher.
 	report := func(rel, change string) {
 		if matters(rel) {
-			p.tampered = append(p.tampered, Tamper{Path: rel, Change: change})
+			// A file name is the learner's text too.
+			p.tampered = append(p.tampered, Tamper{Path: Printable(rel), Change: change})
 		}
 	}
 	for rel, want := range p.pristine {
