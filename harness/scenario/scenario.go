@@ -1,0 +1,539 @@
+package scenario
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/kubekata/kubekata/harness/cluster/program"
+)
+
+// Config says which cluster program the scenarios drive.
+type Config struct {
+	// Binary is the cluster program that cluster-start runs (built by
+	// program.Build from the reference's or a learner's parts).
+	Binary string
+	// Reference is the reference cluster program, for cluster-start
+	// --reference; "" when there is none (a student copy), and a
+	// scenario that asks for it is skipped.
+	Reference string
+	// WaitTimeout bounds wait and watch-expect without --timeout;
+	// DefaultWaitTimeout when zero.
+	WaitTimeout time.Duration
+}
+
+// DefaultWaitTimeout is how long wait and watch-expect wait by default.
+const DefaultWaitTimeout = 30 * time.Second
+
+// requestTimeout bounds one request to the cluster.
+const requestTimeout = 30 * time.Second
+
+// Params returns testscript parameters that run the scenarios in dir
+// against cfg's cluster, with the commands of this package and the
+// [kubectl] condition. Every scenario gets its own data directory,
+// $WORK/data.
+func Params(cfg Config, dir string) testscript.Params {
+	if cfg.WaitTimeout == 0 {
+		cfg.WaitTimeout = DefaultWaitTimeout
+	}
+	return testscript.Params{
+		Dir:                 dir,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			env.Values[stateKey{}] = &state{cfg: cfg, t: env.T(), dataDir: filepath.Join(env.WorkDir, "data")}
+			// kubectl keeps a discovery cache under HOME; give it one.
+			env.Setenv("HOME", filepath.Join(env.WorkDir, ".home"))
+			env.Setenv("KUBECACHEDIR", filepath.Join(env.WorkDir, ".home", "kube-cache"))
+			env.Setenv("DATA", filepath.Join(env.WorkDir, "data"))
+			env.Defer(func() {
+				st := env.Values[stateKey{}].(*state)
+				st.shutdown()
+			})
+			return nil
+		},
+		Condition: Condition,
+		Cmds:      Commands(),
+	}
+}
+
+// Condition answers the conditions the scenarios use besides
+// testscript's own: [kubectl] holds when kubectl is on PATH.
+func Condition(cond string) (bool, error) {
+	switch cond {
+	case "kubectl":
+		_, err := exec.LookPath("kubectl")
+		return err == nil, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+// stateKey finds a scenario's state in its testscript values.
+type stateKey struct{}
+
+// state is what one scenario's commands share.
+type state struct {
+	cfg     Config
+	t       testscript.T
+	dataDir string
+	// proc is the running cluster, or nil; bin is the program it runs
+	// (or last ran).
+	proc    *program.Process
+	bin     string
+	kube    *kube
+	watches map[string]*recorder
+}
+
+func stateOf(ts *testscript.TestScript) *state {
+	return ts.Value(stateKey{}).(*state)
+}
+
+// shutdown stops the watches and kills a cluster still running: no
+// process outlives its scenario, whether it passed or not.
+func (st *state) shutdown() {
+	for name, rc := range st.watches {
+		rc.stop()
+		delete(st.watches, name)
+	}
+	if st.proc != nil {
+		_ = st.proc.Kill()
+		st.proc = nil
+	}
+}
+
+// running returns the client of the running cluster, or fails the
+// scenario.
+func (st *state) running(ts *testscript.TestScript, cmd string) *kube {
+	if st.proc == nil {
+		ts.Fatalf("%s: no cluster is running (cluster-start first)", cmd)
+	}
+	return st.kube
+}
+
+// Commands returns the scenario commands, for testscript.Params.Cmds.
+func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"cluster-start":    cmdClusterStart,
+		"cluster-stop":     cmdClusterStop,
+		"cluster-restart":  cmdClusterRestart,
+		"cluster-kill":     cmdClusterKill,
+		"wipe":             cmdWipe,
+		"apply":            cmdApply,
+		"replace":          cmdReplace,
+		"get":              cmdGet,
+		"delete":           cmdDelete,
+		"wait":             cmdWait,
+		"watch-start":      cmdWatchStart,
+		"watch-expect":     cmdWatchExpect,
+		"snapshot-save":    cmdSnapshotSave,
+		"snapshot-restore": cmdSnapshotRestore,
+		"kubectl":          cmdKubectl,
+	}
+}
+
+// noNeg fails a command that cannot be negated.
+func noNeg(ts *testscript.TestScript, neg bool, cmd string) {
+	if neg {
+		ts.Fatalf("%s: unsupported with '!'", cmd)
+	}
+}
+
+// startCluster starts bin on the scenario's data directory and points
+// $URL and $KUBECONFIG at it.
+func startCluster(ts *testscript.TestScript, st *state, bin string) {
+	if st.proc != nil {
+		ts.Fatalf("cluster-start: a cluster is already running at %s (cluster-stop first)", st.proc.URL())
+	}
+	log, err := os.OpenFile(ts.MkAbs("cluster.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	ts.Check(err)
+	ts.Defer(func() { log.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	p, err := program.Start(ctx, bin, program.Options{DataDir: st.dataDir, Stdout: log, Stderr: log})
+	if err != nil {
+		ts.Fatalf("cluster-start: %v", err)
+	}
+	st.proc, st.bin = p, bin
+	ts.Defer(func() {
+		if st.proc == p {
+			_ = p.Kill()
+			st.proc = nil
+		}
+	})
+	st.kube = &kube{base: p.URL(), hc: &http.Client{}}
+	ts.Setenv("URL", p.URL())
+	ts.Setenv("KUBECONFIG", p.Kubeconfig())
+}
+
+// cluster-start [--reference] starts the cluster on $WORK/data (the
+// reference's program with --reference) and waits until it is ready.
+func cmdClusterStart(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "cluster-start")
+	st := stateOf(ts)
+	bin := st.cfg.Binary
+	switch {
+	case len(args) == 1 && args[0] == "--reference":
+		if st.cfg.Reference == "" {
+			st.t.Skip("cluster-start --reference: there is no reference cluster here (a student copy has no solutions/)")
+		}
+		bin = st.cfg.Reference
+	case len(args) != 0:
+		ts.Fatalf("usage: cluster-start [--reference]")
+	}
+	startCluster(ts, st, bin)
+}
+
+// cluster-stop stops the cluster with SIGINT and waits for a clean exit.
+func cmdClusterStop(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "cluster-stop")
+	if len(args) != 0 {
+		ts.Fatalf("usage: cluster-stop")
+	}
+	stopCluster(ts, "cluster-stop")
+}
+
+func stopCluster(ts *testscript.TestScript, cmd string) {
+	st := stateOf(ts)
+	st.running(ts, cmd)
+	p := st.proc
+	st.proc = nil
+	if err := p.Stop(); err != nil {
+		ts.Fatalf("%s: %v", cmd, err)
+	}
+}
+
+// cluster-restart stops the cluster cleanly and starts the same program
+// again on the same data directory.
+func cmdClusterRestart(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "cluster-restart")
+	if len(args) != 0 {
+		ts.Fatalf("usage: cluster-restart")
+	}
+	stopCluster(ts, "cluster-restart")
+	st := stateOf(ts)
+	startCluster(ts, st, st.bin)
+}
+
+// cluster-kill kills the cluster with SIGKILL, a crash; cluster-start
+// then shows what survived.
+func cmdClusterKill(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "cluster-kill")
+	if len(args) != 0 {
+		ts.Fatalf("usage: cluster-kill")
+	}
+	st := stateOf(ts)
+	st.running(ts, "cluster-kill")
+	p := st.proc
+	st.proc = nil
+	ts.Check(p.Kill())
+}
+
+// wipe removes the data directory of a stopped cluster.
+func cmdWipe(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "wipe")
+	if len(args) != 0 {
+		ts.Fatalf("usage: wipe")
+	}
+	st := stateOf(ts)
+	if st.proc != nil {
+		ts.Fatalf("wipe: the cluster is running (cluster-stop first)")
+	}
+	ts.Check(os.RemoveAll(st.dataDir))
+}
+
+// report ends a command that may be negated: an error is written to
+// stderr (for the stderr command to check) and fails the command unless
+// it is negated; success fails a negated command.
+func report(ts *testscript.TestScript, neg bool, cmd string, err error) {
+	switch {
+	case err != nil && neg:
+		fmt.Fprintln(ts.Stderr(), err)
+	case err != nil:
+		ts.Fatalf("%s: %v", cmd, err)
+	case neg:
+		ts.Fatalf("%s: succeeded unexpectedly", cmd)
+	}
+}
+
+func requestContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), requestTimeout)
+}
+
+// apply FILE creates each object of the YAML manifest FILE (one or more
+// documents), or updates the ones that exist, as kubectl apply does.
+func cmdApply(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: apply FILE")
+	}
+	writeManifests(ts, neg, "apply", args[0], (*kube).apply)
+}
+
+// replace FILE writes each object of FILE as it is (PUT), as kubectl
+// replace does: a stale metadata.resourceVersion in it is a conflict.
+func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: replace FILE")
+	}
+	writeManifests(ts, neg, "replace", args[0], (*kube).replace)
+}
+
+func writeManifests(ts *testscript.TestScript, neg bool, cmd, file string, write func(*kube, context.Context, object) (string, error)) {
+	k := stateOf(ts).running(ts, cmd)
+	docs, err := parseManifests([]byte(ts.ReadFile(file)))
+	if err != nil {
+		ts.Fatalf("%s %s: %v", cmd, file, err)
+	}
+	ctx, cancel := requestContext()
+	defer cancel()
+	for _, obj := range docs {
+		var msg string
+		msg, err = write(k, ctx, obj)
+		if err != nil {
+			break
+		}
+		fmt.Fprintln(ts.Stdout(), msg)
+	}
+	report(ts, neg, cmd+" "+file, err)
+}
+
+// get [-l SELECTOR] RESOURCE[/NS[/NAME]] [TEMPLATE] prints an object or a
+// list as JSON, or the fields a kubectl-style JSONPath TEMPLATE selects
+// ({.metadata.labels.app}, {.items[*].metadata.name}).
+func cmdGet(ts *testscript.TestScript, neg bool, args []string) {
+	fs := flag.NewFlagSet("get", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	selector := fs.String("l", "", "label selector")
+	if fs.Parse(args) != nil || fs.NArg() < 1 || fs.NArg() > 2 {
+		ts.Fatalf("usage: get [-l SELECTOR] RESOURCE[/NS[/NAME]] [TEMPLATE]")
+	}
+	k := stateOf(ts).running(ts, "get")
+	r, err := parseRef(fs.Arg(0))
+	ts.Check(err)
+	var jp *jsonPath
+	if fs.NArg() == 2 {
+		jp, err = parseJSONPath(fs.Arg(1))
+		ts.Check(err)
+	}
+	ctx, cancel := requestContext()
+	defer cancel()
+	obj, err := k.get(ctx, r, *selector)
+	if err == nil {
+		var out string
+		if jp != nil {
+			out, err = jp.execute(obj)
+		} else {
+			var b []byte
+			b, err = json.MarshalIndent(obj, "", "  ")
+			out = string(b)
+		}
+		if err == nil {
+			fmt.Fprintln(ts.Stdout(), out)
+		}
+	}
+	report(ts, neg, "get "+fs.Arg(0), err)
+}
+
+// delete RESOURCE/NS/NAME deletes an object.
+func cmdDelete(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: delete RESOURCE[/NS]/NAME")
+	}
+	k := stateOf(ts).running(ts, "delete")
+	r, err := parseRef(args[0])
+	ts.Check(err)
+	if r.name == "" {
+		ts.Fatalf("usage: delete RESOURCE[/NS]/NAME")
+	}
+	ctx, cancel := requestContext()
+	defer cancel()
+	err = k.del(ctx, r)
+	if err == nil {
+		fmt.Fprintf(ts.Stdout(), "%s deleted\n", r)
+	}
+	report(ts, neg, "delete "+args[0], err)
+}
+
+// timeoutFlag removes a trailing --timeout D from args.
+func timeoutFlag(ts *testscript.TestScript, args []string, def time.Duration, usage string) ([]string, time.Duration) {
+	for i, a := range args {
+		if a == "--timeout" || strings.HasPrefix(a, "--timeout=") {
+			v, ok := strings.CutPrefix(a, "--timeout=")
+			rest := slices.Delete(slices.Clone(args), i, i+1)
+			if !ok {
+				if i+1 >= len(args) {
+					ts.Fatalf("%s", usage)
+				}
+				v = args[i+1]
+				rest = slices.Delete(slices.Clone(args), i, i+2)
+			}
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				ts.Fatalf("%s", usage)
+			}
+			return rest, d
+		}
+	}
+	return args, def
+}
+
+// wait RESOURCE/NS/NAME TEMPLATE=VALUE [--timeout D] waits until the
+// JSONPath TEMPLATE prints VALUE for the object, as kubectl wait
+// --for=jsonpath='{...}'=VALUE does; at the deadline it says what it saw
+// last.
+func cmdWait(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "wait")
+	const usage = "usage: wait RESOURCE[/NS]/NAME TEMPLATE=VALUE [--timeout D]"
+	st := stateOf(ts)
+	args, timeout := timeoutFlag(ts, args, st.cfg.WaitTimeout, usage)
+	if len(args) != 2 {
+		ts.Fatalf("%s", usage)
+	}
+	k := st.running(ts, "wait")
+	r, err := parseRef(args[0])
+	ts.Check(err)
+	end := strings.LastIndex(args[1], "}=")
+	if r.name == "" || end < 0 {
+		ts.Fatalf("%s", usage)
+	}
+	tmpl, want := args[1][:end+1], args[1][end+2:]
+	jp, err := parseJSONPath(tmpl)
+	ts.Check(err)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := k.waitFor(ctx, r, jp, want); err != nil {
+		ts.Fatalf("wait %s: %s is not %q after %v; %v", args[0], tmpl, want, timeout, err)
+	}
+}
+
+// watch-start NAME [-l SELECTOR] RESOURCE[/NS] starts watching a
+// collection from now on, recording its events under NAME.
+func cmdWatchStart(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "watch-start")
+	const usage = "usage: watch-start NAME [-l SELECTOR] RESOURCE[/NS]"
+	if len(args) < 2 {
+		ts.Fatalf("%s", usage)
+	}
+	name := args[0]
+	fs := flag.NewFlagSet("watch-start", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	selector := fs.String("l", "", "label selector")
+	if fs.Parse(args[1:]) != nil || fs.NArg() != 1 {
+		ts.Fatalf("%s", usage)
+	}
+	st := stateOf(ts)
+	k := st.running(ts, "watch-start")
+	r, err := parseRef(fs.Arg(0))
+	ts.Check(err)
+	if r.name != "" {
+		ts.Fatalf("%s", usage)
+	}
+	if st.watches[name] != nil {
+		ts.Fatalf("watch-start: a watch named %s is already running", name)
+	}
+	rc, err := k.startWatch(r, *selector)
+	if err != nil {
+		ts.Fatalf("watch-start %s: %v", fs.Arg(0), err)
+	}
+	if st.watches == nil {
+		st.watches = map[string]*recorder{}
+	}
+	st.watches[name] = rc
+	ts.Defer(rc.stop)
+}
+
+// watch-expect NAME TYPE OBJECT [--timeout D] waits until the watch NAME
+// delivers an event of TYPE (ADDED, MODIFIED, DELETED) for the object
+// named OBJECT, after the events earlier watch-expects consumed, and
+// prints the event's object as JSON.
+func cmdWatchExpect(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "watch-expect")
+	const usage = "usage: watch-expect NAME TYPE OBJECT [--timeout D]"
+	st := stateOf(ts)
+	args, timeout := timeoutFlag(ts, args, st.cfg.WaitTimeout, usage)
+	if len(args) != 3 {
+		ts.Fatalf("%s", usage)
+	}
+	rc := st.watches[args[0]]
+	if rc == nil {
+		ts.Fatalf("watch-expect: no watch named %s (watch-start first)", args[0])
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	ev, err := rc.expect(ctx, args[1], args[2])
+	if err != nil {
+		ts.Fatalf("watch-expect %s: after %v: %v", strings.Join(args, " "), timeout, err)
+	}
+	b, err := json.MarshalIndent(ev.Object, "", "  ")
+	ts.Check(err)
+	fmt.Fprintln(ts.Stdout(), string(b))
+}
+
+// snapshot-save FILE saves a snapshot of the running cluster's store to
+// FILE.
+func cmdSnapshotSave(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "snapshot-save")
+	if len(args) != 1 {
+		ts.Fatalf("usage: snapshot-save FILE")
+	}
+	st := stateOf(ts)
+	st.running(ts, "snapshot-save")
+	f, err := os.Create(ts.MkAbs(args[0]))
+	ts.Check(err)
+	ctx, cancel := requestContext()
+	defer cancel()
+	err = program.SaveSnapshot(ctx, st.dataDir, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		ts.Fatalf("snapshot-save %s: %v", args[0], err)
+	}
+}
+
+// snapshot-restore FILE restores a snapshot into the data directory of
+// a stopped cluster, which must hold no data (wipe first).
+func cmdSnapshotRestore(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: snapshot-restore FILE")
+	}
+	st := stateOf(ts)
+	if st.proc != nil {
+		ts.Fatalf("snapshot-restore: the cluster is running (cluster-stop first)")
+	}
+	bin := st.bin
+	if bin == "" {
+		bin = st.cfg.Binary
+	}
+	ctx, cancel := requestContext()
+	defer cancel()
+	err := program.Restore(ctx, bin, st.dataDir, ts.MkAbs(args[0]))
+	report(ts, neg, "snapshot-restore "+args[0], err)
+}
+
+// kubectl ARGS... runs the real kubectl against the running cluster; a
+// scenario guards it with [!kubectl] skip.
+func cmdKubectl(ts *testscript.TestScript, neg bool, args []string) {
+	st := stateOf(ts)
+	st.running(ts, "kubectl")
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		st.t.Skip("kubectl is not on PATH; install it (https://kubernetes.io/docs/tasks/tools/) to run this scenario")
+	}
+	err := ts.Exec("kubectl", args...)
+	switch {
+	case err != nil && !neg:
+		ts.Fatalf("kubectl %s: %v", strings.Join(args, " "), err)
+	case err == nil && neg:
+		ts.Fatalf("kubectl %s: succeeded unexpectedly", strings.Join(args, " "))
+	}
+}

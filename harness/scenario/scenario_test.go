@@ -1,0 +1,100 @@
+package scenario
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/kubekata/kubekata/harness/cluster/program"
+	"github.com/kubekata/kubekata/harness/course"
+	"github.com/kubekata/kubekata/harness/scenario/catalog"
+)
+
+// ClusterEnv names a cluster program to run the scenarios against
+// instead of the reference: `kata scenario` builds the learner's and sets
+// it, so that the verdict comes from this pristine test binary.
+const ClusterEnv = "KATA_SCENARIO_CLUSTER"
+
+// root is the module root, two levels up from this package.
+var root = filepath.Join("..", "..")
+
+// reference builds the reference cluster program once per test binary.
+var reference = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "kata-scenario-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "cluster")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	m := program.DefaultModule
+	err = program.Build(ctx, root, program.Wiring{
+		Store:     m + "/solutions/03-store",
+		APIServer: m + "/solutions/04-apiserver",
+	}, bin)
+	return bin, err
+})
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bin, err := reference(); err == nil {
+		os.RemoveAll(filepath.Dir(bin))
+	}
+	os.Exit(code)
+}
+
+// clusterConfig is the cluster the scenarios run against: the program
+// named by $KATA_SCENARIO_CLUSTER, or the reference's.
+func clusterConfig(t *testing.T) Config {
+	t.Helper()
+	var cfg Config
+	if _, err := os.Stat(filepath.Join(root, "solutions")); err == nil {
+		bin, err := reference()
+		if err != nil {
+			t.Fatalf("building the reference cluster: %v", err)
+		}
+		cfg.Reference = bin
+	}
+	cfg.Binary = os.Getenv(ClusterEnv)
+	if cfg.Binary == "" {
+		if cfg.Reference == "" {
+			t.Skipf("no solutions/ here (a student copy) and $%s is not set: `kata scenario` runs the scenarios against your cluster", ClusterEnv)
+		}
+		cfg.Binary = cfg.Reference
+	}
+	return cfg
+}
+
+// TestScenarios runs every scenario in testdata/scenarios, one subtest
+// per file, in parallel.
+func TestScenarios(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scenarios start clusters")
+	}
+	testscript.Run(t, Params(clusterConfig(t), filepath.Join(root, catalog.Dir)))
+}
+
+// TestCatalog checks every scenario's header: a summary, and a needs
+// line that names exercises of the course.
+func TestCatalog(t *testing.T) {
+	list, err := catalog.List(filepath.Join(root, catalog.Dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) == 0 {
+		t.Fatalf("catalog.List(%s) found no scenarios", catalog.Dir)
+	}
+	c := course.MustLoad()
+	for _, s := range list {
+		for _, id := range s.Needs {
+			if e, err := c.Exercise(id); err != nil || e.ID != id {
+				t.Errorf("scenario %s needs %q, which is not an exercise id of the course (%v)", s.Name, id, err)
+			}
+		}
+	}
+}
