@@ -1,8 +1,3 @@
-// Package cluster runs the parts of a cluster in one process: the store,
-// its periodic compaction, and the apiserver's HTTP server, the way
-// kube-apiserver serves and compacts. `kata up` builds a small program
-// that opens the learner's (or the reference's) store, makes their
-// apiserver, and hands both to Serve.
 package cluster
 
 import (

@@ -1,0 +1,186 @@
+// Package admin is the cluster program's admin endpoint: how a running
+// cluster hands a snapshot of its store to `kata snapshot save`.
+//
+// Responsibilities:
+//
+//  1. Publish: the running program writes DIR/admin.json (mode 0600, by
+//     a temporary file and a rename) with the loopback address of its
+//     admin server and a random token; only the user who runs the
+//     cluster can read it, so only that user can ask for a snapshot.
+//     (A unix socket in DIR would do the same, but its path can exceed
+//     the 108 bytes a socket path may have, in tests' temporary
+//     directories.)
+//  2. Serve: GET /snapshot with "Authorization: Bearer TOKEN" streams the
+//     store's Snapshot; the trailer Kata-Snapshot says "ok" once the whole
+//     snapshot is written, or the error that cut it short, so that a
+//     truncated snapshot is never taken for a whole one. A wrong or
+//     missing token gets 401 and nothing else.
+//  3. Fetch: the client side of both, used by harness/cluster/program.
+package admin
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// File is the admin file's name in the data directory.
+const File = "admin.json"
+
+// Trailer carries the outcome of a snapshot after its body.
+const Trailer = "Kata-Snapshot"
+
+// Info is what admin.json holds.
+type Info struct {
+	// Address is the admin server's host:port, on loopback.
+	Address string `json:"address"`
+	// Token is the bearer token the server wants.
+	Token string `json:"token"`
+	// PID is the cluster program's process id, for messages.
+	PID int `json:"pid"`
+}
+
+// NewToken is 32 random bytes in hex.
+func NewToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("admin: making a token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// Write publishes info as DIR/admin.json, mode 0600, atomically.
+func Write(dir string, info Info) error {
+	b, err := json.Marshal(info)
+	if err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	return WriteFileAtomic(filepath.Join(dir, File), append(b, '\n'), 0o600)
+}
+
+// Read reads DIR/admin.json. A missing file is an error wrapping
+// fs.ErrNotExist that says no cluster runs on DIR.
+func Read(dir string) (Info, error) {
+	var info Info
+	b, err := os.ReadFile(filepath.Join(dir, File))
+	if errors.Is(err, fs.ErrNotExist) {
+		return info, fmt.Errorf("admin: no cluster is running with its data in %s (there is no %s): %w", dir, File, fs.ErrNotExist)
+	}
+	if err != nil {
+		return info, fmt.Errorf("admin: %w", err)
+	}
+	if err := json.Unmarshal(b, &info); err != nil || info.Address == "" || info.Token == "" {
+		return Info{}, fmt.Errorf("admin: %s is not an admin file this kata wrote", filepath.Join(dir, File))
+	}
+	return info, nil
+}
+
+// WriteFileAtomic writes data to name through a temporary file in the
+// same directory, synced, then renamed over name, and syncs the
+// directory: a reader sees the old file or the new one, never half of
+// one, also after a crash.
+func WriteFileAtomic(name string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(name)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err := f.Chmod(perm); err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	if err := os.Rename(tmp, name); err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	ok = true
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Handler serves GET /snapshot to a caller with token, streaming
+// snapshot's output.
+func Handler(token string, snapshot func(ctx context.Context, w io.Writer) error) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			http.Error(w, "admin: a wrong or missing token", http.StatusUnauthorized)
+			return
+		}
+		if r.URL.Path != "/snapshot" {
+			http.NotFound(w, r)
+			return
+		}
+		if r.Method != http.MethodGet {
+			w.Header().Set("Allow", http.MethodGet)
+			http.Error(w, "admin: only GET", http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Trailer", Trailer)
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.WriteHeader(http.StatusOK)
+		status := "ok"
+		if err := snapshot(r.Context(), w); err != nil {
+			status = strings.ReplaceAll(err.Error(), "\n", " ")
+		}
+		w.Header().Set(Trailer, status)
+	})
+}
+
+// Fetch asks the admin server in info for a snapshot and copies it to w.
+// It fails unless the whole snapshot arrived and the server said so.
+func Fetch(ctx context.Context, info Info, w io.Writer) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+info.Address+"/snapshot", nil)
+	if err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+info.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("admin: the cluster (pid %d) does not answer at %s; is it still running? %w", info.PID, info.Address, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
+		return fmt.Errorf("admin: GET /snapshot: %s: %s", resp.Status, strings.TrimSpace(string(b)))
+	}
+	if _, err := io.Copy(w, resp.Body); err != nil {
+		return fmt.Errorf("admin: reading the snapshot: %w", err)
+	}
+	switch s := resp.Trailer.Get(Trailer); s {
+	case "ok":
+		return nil
+	case "":
+		return errors.New("admin: the snapshot ended without the cluster saying it was whole")
+	default:
+		return fmt.Errorf("admin: the cluster could not take the snapshot: %s", s)
+	}
+}

@@ -1,0 +1,66 @@
+package cluster
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/kubekata/kubekata/harness/client"
+	"github.com/kubekata/kubekata/harness/storage"
+)
+
+// Component is a part that runs until its context is done: the
+// scheduler, the controllers, a kubelet, kube-proxy. Run returns nil (or
+// the context's error) after a stop asked for through ctx; any other
+// return is a failure that stops the cluster.
+type Component interface {
+	Run(ctx context.Context) error
+}
+
+// Parts are the constructors a cluster is made of. Every part but the
+// apiserver may be nil (absent); the cluster runs without it.
+type Parts struct {
+	// OpenStore opens the store kept in dir (exercise 03's Open). Nil:
+	// the harness's in-memory store (storage.NewMemory), and the program
+	// says the data will not survive a stop.
+	OpenStore func(dir string) (storage.Store, error)
+	// OpenEtcd opens a store on an etcd cluster
+	// (harness/storage/etcdstore.Open); used when --etcd-servers is
+	// given. Nil: --etcd-servers is refused.
+	OpenEtcd func(ctx context.Context, endpoints []string) (storage.Store, error)
+	// APIServer makes the apiserver's handler over a store (exercise
+	// 04's New). Required.
+	APIServer func(storage.Store) http.Handler
+	// Edge wraps the whole HTTP handler, outermost (before httpguard):
+	// harness/protoedge.Wrap turns protobuf request bodies into JSON.
+	// Nil: none.
+	Edge func(http.Handler) http.Handler
+
+	// Scheduler assigns pending pods to nodes through the apiserver
+	// (issue 12). Absent: pods stay Pending.
+	Scheduler func(client.Interface) Component
+	// Controllers runs the controller manager's reconcilers (issue 13).
+	// Absent: a Deployment makes no ReplicaSet, a ReplicaSet no pods.
+	Controllers func(client.Interface) Component
+	// Kubelet runs the pods bound to node (issue 14); the cluster starts
+	// one per --nodes, named node-1 to node-N. Absent: pods are bound
+	// but never start.
+	Kubelet func(c client.Interface, node string) Component
+	// Proxy turns Services into forwarding rules (issue 15). Absent:
+	// Services do not forward.
+	Proxy func(client.Interface) Component
+
+	// StoreFrom and APIServerFrom say where the parts come from
+	// ("exercises/03-store"), for messages.
+	StoreFrom, APIServerFrom string
+	// NotDone is what to do when a part panics "not implemented", said
+	// after "DIR is not done yet: ".
+	NotDone string
+}
+
+// from is where a part comes from, or what it is when no one said.
+func from(dir, part string) string {
+	if dir != "" {
+		return dir
+	}
+	return part
+}

@@ -1,0 +1,378 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kubekata/kubekata/harness/client"
+	"github.com/kubekata/kubekata/harness/cluster/internal/admin"
+	"github.com/kubekata/kubekata/harness/httpguard"
+	"github.com/kubekata/kubekata/harness/storage"
+)
+
+// KubeconfigFile is the kubeconfig's name in the data directory.
+const KubeconfigFile = "kubeconfig"
+
+// DefaultReadyTimeout bounds the wait for the apiserver's /readyz.
+const DefaultReadyTimeout = 30 * time.Second
+
+// Options say where and how Run runs the parts.
+type Options struct {
+	// DataDir holds the store, the kubeconfig and admin.json; it is
+	// created when missing. Required.
+	DataDir string
+	// Listen is the apiserver's address, "127.0.0.1:0" when empty.
+	Listen string
+	// Listener, when set, is used instead of listening on Listen.
+	Listener net.Listener
+	// CompactionInterval is how often the store is compacted (0: never).
+	CompactionInterval time.Duration
+	// After is the compactor's clock; time.After when nil.
+	After func(time.Duration) <-chan time.Time
+	// Nodes is the number of kubelets, named node-1..node-N; 0 means 1.
+	Nodes int
+	// EtcdServers, when set, runs the store on etcd (Parts.OpenEtcd).
+	EtcdServers []string
+	// ReadyTimeout bounds the wait for /readyz; DefaultReadyTimeout
+	// when 0.
+	ReadyTimeout time.Duration
+	// Stdout receives the announcements, Stderr what goes wrong while
+	// serving; io.Discard when nil.
+	Stdout, Stderr io.Writer
+}
+
+// NotDoneError is a part that panicked while it was made or opened, most
+// often a stub's "not implemented".
+type NotDoneError struct {
+	// What is the call that panicked, "exercises/03-store: Open".
+	What string
+	// From is the part's directory, "exercises/03-store".
+	From string
+	// Panic is the panic's value, printed.
+	Panic string
+}
+
+func (e *NotDoneError) Error() string {
+	return fmt.Sprintf("cluster: %s panicked: %s", e.What, e.Panic)
+}
+
+// NotImplemented says whether the panic is a stub's.
+func (e *NotDoneError) NotImplemented() bool { return strings.Contains(e.Panic, "not implemented") }
+
+// ErrPortInUse: the apiserver's address is taken.
+var ErrPortInUse = errors.New("cluster: the address is in use (is another cluster running? try --port)")
+
+// call runs f, turning a panic into a *NotDoneError for part.
+func call[T any](dir, part string, f func() (T, error)) (v T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &NotDoneError{What: from(dir, part) + ": " + part, From: dir, Panic: fmt.Sprint(p)}
+		}
+	}()
+	return f()
+}
+
+// component is a started Component.
+type component struct {
+	name   string
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// Run runs a cluster from p until ctx is done, then stops it, and
+// returns nil after a clean stop. See the package documentation for
+// the order of things.
+func Run(ctx context.Context, p Parts, o Options) (err error) {
+	if p.APIServer == nil {
+		return errors.New("cluster: Run needs an APIServer")
+	}
+	if o.DataDir == "" {
+		return errors.New("cluster: Run needs a DataDir")
+	}
+	stdout, stderr := o.Stdout, o.Stderr
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	// What a previous run left: a kubeconfig that points at a port no
+	// one serves, and an admin file that names a dead endpoint.
+	kubeconfig := filepath.Join(o.DataDir, KubeconfigFile)
+	for _, f := range []string{kubeconfig, filepath.Join(o.DataDir, admin.File)} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("cluster: removing the stale %s: %w", f, err)
+		}
+	}
+
+	// 1. The store.
+	var (
+		store storage.Store
+		where string
+	)
+	switch {
+	case len(o.EtcdServers) > 0:
+		if p.OpenEtcd == nil {
+			return errors.New("cluster: --etcd-servers needs a program built with the etcd store (kata up --etcd-servers)")
+		}
+		store, err = p.OpenEtcd(ctx, o.EtcdServers)
+		if err != nil {
+			return fmt.Errorf("cluster: connecting to etcd at %s: %w", strings.Join(o.EtcdServers, ","), err)
+		}
+		where = "data in etcd at " + strings.Join(o.EtcdServers, ",")
+	case p.OpenStore == nil:
+		store = storage.NewMemory()
+		where = "data in memory: it goes when the cluster stops"
+	default:
+		store, err = call(p.StoreFrom, "Open", func() (storage.Store, error) { return p.OpenStore(o.DataDir) })
+		if err != nil {
+			var nd *NotDoneError
+			if errors.As(err, &nd) {
+				return err
+			}
+			return fmt.Errorf("cluster: opening the store in %s: %w", o.DataDir, err)
+		}
+		where = "data in " + o.DataDir
+	}
+	defer func() {
+		if cerr := store.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("cluster: closing the store: %w", cerr)
+		}
+	}()
+
+	// 2. The apiserver, behind httpguard (no authentication yet) and the
+	// edge, outermost.
+	h, err := call(p.APIServerFrom, "New", func() (http.Handler, error) { return p.APIServer(store), nil })
+	if err != nil {
+		return err
+	}
+	if h == nil {
+		return fmt.Errorf("cluster: %s: New returned a nil handler", from(p.APIServerFrom, "the apiserver"))
+	}
+	h = httpguard.Wrap(h)
+	if p.Edge != nil {
+		h = p.Edge(h)
+	}
+	ln := o.Listener
+	if ln == nil {
+		addr := o.Listen
+		if addr == "" {
+			addr = "127.0.0.1:0"
+		}
+		if ln, err = net.Listen("tcp", addr); err != nil {
+			if errors.Is(err, syscall.EADDRINUSE) {
+				return fmt.Errorf("%w: %v", ErrPortInUse, err)
+			}
+			return fmt.Errorf("cluster: %w", err)
+		}
+	}
+	url := "http://" + ln.Addr().String()
+	serveCtx, stopServing := context.WithCancel(context.Background())
+	defer stopServing()
+	served := make(chan error, 1)
+	go func() {
+		served <- Serve(serveCtx, Config{Store: store, Handler: h, Listener: ln,
+			CompactionInterval: o.CompactionInterval, After: o.After, Log: stderr})
+	}()
+	stopAPIServer := func() error {
+		stopServing()
+		return <-served
+	}
+	apiserverUp := true
+	defer func() {
+		if apiserverUp {
+			if serr := stopAPIServer(); serr != nil && err == nil {
+				err = serr
+			}
+		}
+	}()
+
+	// 3. Ready, then bootstrapped.
+	readyTimeout := o.ReadyTimeout
+	if readyTimeout == 0 {
+		readyTimeout = DefaultReadyTimeout
+	}
+	if err := waitReady(ctx, url, readyTimeout, served); err != nil {
+		return err
+	}
+	if err := Bootstrap(ctx, url); err != nil {
+		return err
+	}
+
+	// 4. The components, in order.
+	c := client.New(url, nil)
+	var comps []*component
+	failed := make(chan error, 1)
+	start := func(name string, comp Component) {
+		cctx, cancel := context.WithCancel(context.Background())
+		cp := &component{name: name, cancel: cancel, done: make(chan error, 1)}
+		comps = append(comps, cp)
+		go func() {
+			err := comp.Run(cctx)
+			if cctx.Err() == nil {
+				if err == nil {
+					err = errors.New("returned while the cluster was running")
+				}
+				select {
+				case failed <- fmt.Errorf("cluster: %s: %w", name, err):
+				default:
+				}
+			}
+			cp.done <- err
+		}()
+	}
+	defer func() { // reverse order
+		for i := len(comps) - 1; i >= 0; i-- {
+			comps[i].cancel()
+			<-comps[i].done
+		}
+	}()
+	if p.Scheduler != nil {
+		start("the scheduler", p.Scheduler(c))
+	}
+	if p.Controllers != nil {
+		start("the controllers", p.Controllers(c))
+	}
+	if p.Kubelet != nil {
+		n := o.Nodes
+		if n <= 0 {
+			n = 1
+		}
+		for i := 1; i <= n; i++ {
+			node := fmt.Sprintf("node-%d", i)
+			start("the kubelet on "+node, p.Kubelet(c, node))
+		}
+	}
+	if p.Proxy != nil {
+		start("kube-proxy", p.Proxy(c))
+	}
+
+	// 5. The admin endpoint, then the kubeconfig: a kubeconfig on disk
+	// means a cluster that answers.
+	stopAdmin, err := serveAdmin(o.DataDir, store, stderr)
+	if err != nil {
+		return err
+	}
+	defer stopAdmin()
+	if err := admin.WriteFileAtomic(kubeconfig, []byte(Kubeconfig(url)), 0o600); err != nil {
+		return fmt.Errorf("cluster: writing the kubeconfig: %w", err)
+	}
+	fmt.Fprintf(stdout, "kata up: the apiserver is listening on %s (%s)\n", url, where)
+	if o.CompactionInterval > 0 {
+		fmt.Fprintf(stdout, "kata up: compacting the store every %v, keeping that much history (--compaction-interval)\n", o.CompactionInterval)
+	}
+	fmt.Fprintf(stdout, "export KUBECONFIG=%s\n", kubeconfig)
+	fmt.Fprintf(stdout, "kata up: press Ctrl-C to stop\n")
+
+	// 6. Until told to stop, or a part fails.
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-failed:
+	case runErr = <-served:
+		apiserverUp = false
+		if runErr == nil {
+			runErr = errors.New("cluster: the apiserver stopped serving")
+		}
+	}
+	// The deferred steps stop the rest in reverse: the admin endpoint,
+	// the components, the apiserver, then the store.
+	return runErr
+}
+
+// waitReady waits until url's /readyz (or, where the apiserver has no
+// /readyz, /healthz) answers 200, checking every 10ms up to timeout.
+func waitReady(ctx context.Context, url string, timeout time.Duration, served <-chan error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	path := "/readyz"
+	var last string
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+			resp.Body.Close()
+			switch {
+			case resp.StatusCode == http.StatusOK:
+				return nil
+			case resp.StatusCode == http.StatusNotFound && path == "/readyz":
+				path = "/healthz"
+				continue
+			}
+			last = "GET " + path + ": " + resp.Status
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cluster: the apiserver at %s was not ready within %v (last: %s)", url, timeout, last)
+		case err := <-served:
+			return fmt.Errorf("cluster: the apiserver stopped before it was ready: %v", err)
+		case <-tick.C:
+		}
+	}
+}
+
+// serveAdmin starts the admin endpoint on loopback and publishes it in
+// DIR/admin.json; the returned func stops it and removes the file.
+func serveAdmin(dir string, store storage.Store, log io.Writer) (func(), error) {
+	token, err := admin.NewToken()
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("cluster: the admin endpoint: %w", err)
+	}
+	base, cancel := context.WithCancel(context.Background())
+	srv := &http.Server{Handler: admin.Handler(token, store.Snapshot), ReadHeaderTimeout: ReadHeaderTimeout,
+		BaseContext: func(net.Listener) context.Context { return base }}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintf(log, "kata up: the admin endpoint: %v\n", err)
+		}
+	}()
+	file := filepath.Join(dir, admin.File)
+	stop := func() {
+		os.Remove(file)
+		cancel() // ends a snapshot in flight before the store closes
+		sctx, scancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+		defer scancel()
+		if srv.Shutdown(sctx) != nil {
+			srv.Close()
+		}
+		wg.Wait()
+	}
+	if err := admin.Write(dir, admin.Info{Address: ln.Addr().String(), Token: token, PID: os.Getpid()}); err != nil {
+		stop()
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	return stop, nil
+}
+
+// Kubeconfig is a kubeconfig for the apiserver at url, with the context
+// kubekata (namespace default) current.
+func Kubeconfig(url string) string {
+	return "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: " + url +
+		"\n  name: kubekata\ncontexts:\n- context:\n    cluster: kubekata\n    namespace: default\n    user: kubekata\n  name: kubekata\n" +
+		"current-context: kubekata\nusers:\n- name: kubekata\n  user: {}\n"
+}
