@@ -24,10 +24,10 @@ type Config struct {
 	// Binary is the cluster program that cluster-start runs (built by
 	// program.Build from the reference's or a learner's parts).
 	Binary string
-	// Reference is the reference cluster program, for cluster-start
-	// --reference; "" when there is none (a student copy), and a
-	// scenario that asks for it is skipped.
-	Reference string
+	// Reference returns the reference cluster program, for
+	// cluster-start --reference (built on first use); nil when there is
+	// none (a student copy), and a scenario that asks for it is skipped.
+	Reference func() (string, error)
 	// WaitTimeout bounds wait and watch-expect without --timeout;
 	// DefaultWaitTimeout when zero.
 	WaitTimeout time.Duration
@@ -184,10 +184,13 @@ func cmdClusterStart(ts *testscript.TestScript, neg bool, args []string) {
 	bin := st.cfg.Binary
 	switch {
 	case len(args) == 1 && args[0] == "--reference":
-		if st.cfg.Reference == "" {
+		if st.cfg.Reference == nil {
 			st.t.Skip("cluster-start --reference: there is no reference cluster here (a student copy has no solutions/)")
 		}
-		bin = st.cfg.Reference
+		var err error
+		if bin, err = st.cfg.Reference(); err != nil {
+			ts.Fatalf("cluster-start --reference: %v", err)
+		}
 	case len(args) != 0:
 		ts.Fatalf("usage: cluster-start [--reference]")
 	}

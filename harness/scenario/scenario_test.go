@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,8 +24,12 @@ const ClusterEnv = "KATA_SCENARIO_CLUSTER"
 // root is the module root, two levels up from this package.
 var root = filepath.Join("..", "..")
 
+// built says whether reference ran (TestMain then removes its binary).
+var built atomic.Bool
+
 // reference builds the reference cluster program once per test binary.
 var reference = sync.OnceValues(func() (string, error) {
+	built.Store(true)
 	dir, err := os.MkdirTemp("", "kata-scenario-")
 	if err != nil {
 		return "", err
@@ -42,8 +47,10 @@ var reference = sync.OnceValues(func() (string, error) {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if bin, err := reference(); err == nil {
-		os.RemoveAll(filepath.Dir(bin))
+	if built.Load() {
+		if bin, err := reference(); err == nil {
+			os.RemoveAll(filepath.Dir(bin))
+		}
 	}
 	os.Exit(code)
 }
@@ -54,18 +61,18 @@ func clusterConfig(t *testing.T) Config {
 	t.Helper()
 	var cfg Config
 	if _, err := os.Stat(filepath.Join(root, "solutions")); err == nil {
+		cfg.Reference = reference
+	}
+	cfg.Binary = os.Getenv(ClusterEnv)
+	if cfg.Binary == "" {
+		if cfg.Reference == nil {
+			t.Skipf("no solutions/ here (a student copy) and $%s is not set: `kata scenario` runs the scenarios against your cluster", ClusterEnv)
+		}
 		bin, err := reference()
 		if err != nil {
 			t.Fatalf("building the reference cluster: %v", err)
 		}
-		cfg.Reference = bin
-	}
-	cfg.Binary = os.Getenv(ClusterEnv)
-	if cfg.Binary == "" {
-		if cfg.Reference == "" {
-			t.Skipf("no solutions/ here (a student copy) and $%s is not set: `kata scenario` runs the scenarios against your cluster", ClusterEnv)
-		}
-		cfg.Binary = cfg.Reference
+		cfg.Binary = bin
 	}
 	return cfg
 }
