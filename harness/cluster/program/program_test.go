@@ -1,0 +1,321 @@
+package program
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubekata/kubekata/harness/storage"
+)
+
+func TestSourceImportsOnlyWhatItIsAsked(t *testing.T) {
+	m := DefaultModule
+	for _, tc := range []struct {
+		name      string
+		w         Wiring
+		want, not []string
+	}{
+		{"in-memory", Wiring{APIServer: m + "/exercises/04-apiserver"},
+			[]string{`apiserver "` + m + `/exercises/04-apiserver"`, "APIServer:     apiserver.New", `APIServerFrom: "exercises/04-apiserver"`, `NotDone:       "finish it (kata next)"`},
+			[]string{"store", "etcdstore", "protoedge", "OpenEtcd", "Edge"}},
+		{"reference", Wiring{Store: m + "/solutions/03-store", APIServer: m + "/solutions/04-apiserver", NotDone: "finish it"},
+			[]string{`store "` + m + `/solutions/03-store"`, "OpenStore:     store.Open", `StoreFrom:     "solutions/03-store"`, `NotDone:       "finish it"`},
+			[]string{"etcdstore", "protoedge"}},
+		{"etcd and edge", Wiring{APIServer: m + "/solutions/04-apiserver", Etcd: true, Edge: true},
+			[]string{`"` + m + `/harness/storage/etcdstore"`, "OpenEtcd:      etcdstore.Open", `"` + m + `/harness/protoedge"`, "Edge:          protoedge.Wrap"},
+			nil},
+	} {
+		src, err := tc.w.Source()
+		if err != nil {
+			t.Fatalf("%s: Source() = %v", tc.name, err)
+		}
+		for _, w := range tc.want {
+			if !bytes.Contains(src, []byte(w)) {
+				t.Errorf("%s: Source() has no %q:\n%s", tc.name, w, src)
+			}
+		}
+		for _, n := range tc.not {
+			if bytes.Contains(src, []byte(n)) {
+				t.Errorf("%s: Source() mentions %q, want not:\n%s", tc.name, n, src)
+			}
+		}
+	}
+	if _, err := (Wiring{}).Source(); err == nil {
+		t.Errorf("Source() of a wiring with no apiserver = nil error, want one")
+	}
+}
+
+func moduleRoot(t testing.TB) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(wd, "..", "..", "..")
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("no go.mod at %s", root)
+	}
+	return root
+}
+
+// A compile error comes back as the compiler's output.
+func TestBuildError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go tool")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go tool")
+	}
+	w := Wiring{APIServer: DefaultModule + "/harness/storage"} // no New(storage.Store) http.Handler there
+	err := Build(context.Background(), moduleRoot(t), w, filepath.Join(t.TempDir(), "prog"))
+	var be *BuildError
+	if !errors.As(err, &be) || !strings.Contains(be.Output, "undefined: apiserver.New") {
+		t.Fatalf("Build of a wiring whose apiserver has no New = %v, want a *BuildError with the compiler's message", err)
+	}
+}
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+	buildDir  string
+)
+
+// reference builds the reference program once per test binary.
+func reference(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the cluster program")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go tool")
+	}
+	root := moduleRoot(t)
+	if _, err := os.Stat(filepath.Join(root, "solutions", "03-store")); err != nil {
+		t.Skip("no solutions/ in this checkout")
+	}
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "kata-program-test-")
+		if buildErr != nil {
+			return
+		}
+		builtBin = filepath.Join(buildDir, "cluster")
+		w := Wiring{Store: DefaultModule + "/solutions/03-store", APIServer: DefaultModule + "/solutions/04-apiserver"}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		buildErr = Build(ctx, root, w, builtBin)
+	})
+	if buildErr != nil {
+		t.Fatalf("Build(reference) = %v", buildErr)
+	}
+	return builtBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+func start(t testing.TB, bin, dir string) *Process {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := Start(ctx, bin, Options{DataDir: dir})
+	if err != nil {
+		t.Fatalf("Start(%s) = %v", dir, err)
+	}
+	t.Cleanup(func() { _ = p.Kill() })
+	return p
+}
+
+func do(t *testing.T, method, url, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	_, _ = b.ReadFrom(resp.Body)
+	return resp.StatusCode, b.String()
+}
+
+func configMap(name string) string {
+	return fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q,"namespace":"default"},"data":{"k":"v"}}`, name)
+}
+
+// The program's whole life through this package: ready with a
+// kubeconfig, the namespaces there, writes acknowledged before a stop
+// and before a crash (SIGKILL) there after a restart, a snapshot saved
+// from the running cluster, restored into an empty directory and
+// refused over data.
+func TestProgramLifecycle(t *testing.T) {
+	bin := reference(t)
+	dir := t.TempDir()
+	p := start(t, bin, dir)
+	if p.Kubeconfig() != filepath.Join(dir, "kubeconfig") || !strings.HasPrefix(p.URL(), "http://127.0.0.1:") {
+		t.Fatalf("Start: Kubeconfig() = %q, URL() = %q; want %s and a loopback URL", p.Kubeconfig(), p.URL(), filepath.Join(dir, "kubeconfig"))
+	}
+	kc, err := os.ReadFile(p.Kubeconfig())
+	if err != nil || !strings.Contains(string(kc), "server: "+p.URL()+"\n") {
+		t.Fatalf("kubeconfig = %q, %v; want server: %s", kc, err, p.URL())
+	}
+	for _, ns := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
+		if code, body := do(t, "GET", p.URL()+"/api/v1/namespaces/"+ns, ""); code != 200 {
+			t.Errorf("GET /api/v1/namespaces/%s on a fresh cluster = %d %s, want 200", ns, code, body)
+		}
+	}
+	if kubectl, err := exec.LookPath("kubectl"); err == nil {
+		out, err := exec.Command(kubectl, "--kubeconfig", p.Kubeconfig(), "get", "ns", "default", "-o", "name").CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != "namespace/default" {
+			t.Errorf("kubectl get ns default = %q, %v; want namespace/default", out, err)
+		}
+	} else {
+		t.Log("kubectl is not on PATH: checked with plain HTTP only")
+	}
+	create := func(p *Process, name string) {
+		t.Helper()
+		if code, body := do(t, "POST", p.URL()+"/api/v1/namespaces/default/configmaps", configMap(name)); code != 201 {
+			t.Fatalf("POST configmap %s = %d %s, want 201", name, code, body)
+		}
+	}
+	create(p, "before-stop")
+	if err := p.Stop(); err != nil {
+		t.Fatalf("Stop() = %v, want a clean exit", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "admin.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after Stop: Stat(admin.json) = %v, want it removed", err)
+	}
+
+	p = start(t, bin, dir)
+	if code, _ := do(t, "GET", p.URL()+"/api/v1/namespaces/default/configmaps/before-stop", ""); code != 200 {
+		t.Fatalf("after a restart: GET before-stop = %d, want 200", code)
+	}
+	create(p, "before-crash")
+	if err := p.Kill(); err != nil {
+		t.Fatalf("Kill() = %v", err)
+	}
+	// A crash leaves admin.json and the kubeconfig behind; the next
+	// start replaces both.
+	p = start(t, bin, dir)
+	if code, _ := do(t, "GET", p.URL()+"/api/v1/namespaces/default/configmaps/before-crash", ""); code != 200 {
+		t.Fatalf("after a crash and a restart: GET before-crash = %d, want 200 (acknowledged before the crash)", code)
+	}
+
+	var snap bytes.Buffer
+	if err := SaveSnapshot(context.Background(), dir, &snap); err != nil {
+		t.Fatalf("SaveSnapshot = %v", err)
+	}
+	create(p, "after-snapshot")
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "snap")
+	if err := os.WriteFile(file, snap.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Restore(context.Background(), bin, dir, file); !errors.Is(err, storage.ErrNotEmpty) || !strings.Contains(err.Error(), "already holds data") {
+		t.Fatalf("Restore over a directory with data = %v, want ErrNotEmpty, said clearly", err)
+	}
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	if err := Restore(context.Background(), bin, fresh, file); err != nil {
+		t.Fatalf("Restore into an empty directory = %v", err)
+	}
+	p = start(t, bin, fresh)
+	for name, want := range map[string]int{"before-stop": 200, "before-crash": 200, "after-snapshot": 404} {
+		if code, _ := do(t, "GET", p.URL()+"/api/v1/namespaces/default/configmaps/"+name, ""); code != want {
+			t.Errorf("after the restore: GET %s = %d, want %d", name, code, want)
+		}
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	// The original directory was not touched by the refused restore.
+	p = start(t, bin, dir)
+	if code, _ := do(t, "GET", p.URL()+"/api/v1/namespaces/default/configmaps/after-snapshot", ""); code != 200 {
+		t.Errorf("after a refused restore: GET after-snapshot = %d, want 200 (nothing lost)", code)
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Two programs on one data directory: the second says why it cannot
+// start, and Start quotes it.
+func TestStartFailsWithTheProgramsWords(t *testing.T) {
+	bin := reference(t)
+	dir := t.TempDir()
+	p := start(t, bin, dir)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := Start(ctx, bin, Options{DataDir: dir, ReadyTimeout: 30 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "exited (exited with status 1) before it was ready") ||
+		!strings.Contains(err.Error(), "another kata up is using it") {
+		t.Fatalf("Start on a directory in use = %v, want the program's explanation", err)
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSaveSnapshotNoCluster(t *testing.T) {
+	dir := t.TempDir()
+	err := SaveSnapshot(context.Background(), dir, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "no cluster is running with its data in "+dir) {
+		t.Fatalf("SaveSnapshot(%s) with no cluster = %v, want it said", dir, err)
+	}
+}
+
+// BenchmarkStartToReady measures a built reference program from its
+// start to the first 200 from /readyz through the kubeconfig's server,
+// then a clean stop outside the timer: what `kata up --reference` costs
+// after the build, warm. Target: ≤1s.
+func BenchmarkStartToReady(b *testing.B) {
+	bin := reference(b)
+	root := b.TempDir()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		dir := filepath.Join(root, fmt.Sprint(i))
+		b.StartTimer()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		p, err := Start(ctx, bin, Options{DataDir: dir})
+		cancel()
+		if err != nil {
+			b.Fatal(err)
+		}
+		kc, err := os.ReadFile(p.Kubeconfig())
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, server, _ := strings.Cut(string(kc), "server: ")
+		server, _, _ = strings.Cut(server, "\n")
+		resp, err := http.Get(server + "/readyz")
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatalf("GET %s/readyz = %v, %v", server, resp, err)
+		}
+		resp.Body.Close()
+		b.StopTimer()
+		if err := p.Stop(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
