@@ -132,8 +132,38 @@ func Start(ctx context.Context, bin string, o Options) (*Process, error) {
 	case <-timer.C:
 		why = "was not ready within " + ready.String()
 	}
-	_ = p.Kill()
-	return nil, fmt.Errorf("program: %s %s; its last output:\n%s", filepath.Base(bin), why, p.out.tail())
+	_ = p.Stop() // SIGINT first: a store being opened is closed cleanly
+	return nil, &StartError{Code: p.ExitCode(), Output: p.out.tail(),
+		msg: fmt.Sprintf("program: %s %s; its last output:\n%s", filepath.Base(bin), why, p.out.tail())}
+}
+
+// StartError is a program that did not become ready.
+type StartError struct {
+	// Code is its exit code; -1 when a signal ended it.
+	Code int
+	// Output is its last output.
+	Output string
+	msg    string
+}
+
+func (e *StartError) Error() string { return e.msg }
+
+// ExitCode is the program's exit code once it has exited (-1 when a
+// signal ended it), and -1 while it runs.
+func (p *Process) ExitCode() int {
+	select {
+	case <-p.done:
+	default:
+		return -1
+	}
+	if p.err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(p.err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
 }
 
 // URL is the apiserver's address, http://127.0.0.1:PORT.
