@@ -27,6 +27,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -64,6 +65,9 @@ type Options struct {
 	Overlay string
 	// Env is added to the environment.
 	Env []string
+	// Environ, if not nil, replaces the inherited environment (Env is
+	// still added to it).
+	Environ []string
 	// Stderr, if set, receives go's own stderr as it arrives.
 	Stderr io.Writer
 }
@@ -150,7 +154,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 	cmd := exec.CommandContext(ctx, goBin, args...)
 	cmd.Dir = opts.Dir
-	cmd.Env = append(os.Environ(), opts.Env...)
+	base := opts.Environ
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Env = append(slices.Clip(base), opts.Env...)
 	cmd.WaitDelay = 5 * time.Second
 	ownGroup(cmd)
 	var stderr bytes.Buffer

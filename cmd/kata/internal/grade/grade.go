@@ -50,6 +50,17 @@ type Options struct {
 	Stderr io.Writer
 	// GoTest runs go test; nil means gotest.Run. Tests replace it.
 	GoTest func(ctx context.Context, opts gotest.Options) (*gotest.Report, error)
+	// Remote isolates the exercises it has bindings for (harness/remote);
+	// the others, or all of them when it is nil, are graded the old way,
+	// in one process with the learner's code, and the report says so.
+	Remote *Remote
+	// Isolate is IsolateProcess (the default, also when empty) or
+	// IsolateContainer (refused: ErrNoContainer).
+	Isolate string
+	// RunAs, if set, is the user the isolated graders and the learner's
+	// programs run as; nil means nobody when kata runs as root, and
+	// kata's own user otherwise.
+	RunAs *gotest.User
 }
 
 // Selection is one exercise to grade, whole or some of its steps.
@@ -162,7 +173,11 @@ type Exercise struct {
 	// compiler's lines.
 	BuildFailed bool
 	BuildOutput string
-	Steps       []*Step
+	// Isolated says the learner's code ran in a program of its own and
+	// the verdicts came from a test binary built from the kata's harness
+	// alone; otherwise the learner's code ran inside the test binary.
+	Isolated bool
+	Steps    []*Step
 }
 
 // Step is one graded step.
@@ -298,6 +313,16 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Root == "" || opts.Pristine == nil || opts.Course == nil {
 		return nil, errors.New("grade: Root, Pristine and Course are required")
 	}
+	switch opts.Isolate {
+	case "", IsolateProcess:
+	case IsolateContainer:
+		return nil, ErrNoContainer
+	default:
+		return nil, fmt.Errorf("grade: unknown isolation %q; the levels are: %s, %s", opts.Isolate, IsolateProcess, IsolateContainer)
+	}
+	// Nothing running as kata's user may open kata's streams through
+	// /proc/<pid>/fd.
+	nonDumpable()
 	sel := opts.Select
 	if len(sel) == 0 {
 		var err error
@@ -329,6 +354,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("grade: %w", err)
 	}
 	opts.Root = root
+	opts.PackageTimeout = pkgTimeout
 	start := time.Now()
 	rep := &Report{Dir: dir}
 
@@ -347,20 +373,54 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("grade: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	overlay, err := prot.writeOverlay(tmp)
+	overlay, err := prot.writeOverlay(tmp, nil)
 	if err != nil {
 		return nil, err
 	}
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	runAs := opts.RunAs
+	if runAs == nil {
+		runAs = unprivileged()
+	}
 
 	// Only existing package directories are tested; a missing one is
-	// graded as errors with a message that says so.
-	var pkgs, tests, steps []string
+	// graded as errors with a message that says so. An exercise with a
+	// binding is isolated; the others run the old way, in go test.
+	var iso, legacy []Selection
 	for _, s := range sel {
-		pkgDir := dir + "/" + s.Exercise.ID
-		if !isDir(filepath.Join(opts.Root, pkgDir)) {
+		if !isDir(filepath.Join(opts.Root, dir, s.Exercise.ID)) {
 			continue
 		}
-		pkgs = append(pkgs, "./"+pkgDir)
+		if opts.Remote.hasBinding(s.Exercise.ID) {
+			iso = append(iso, s)
+		} else {
+			legacy = append(legacy, s)
+		}
+	}
+	gr := &gotest.Report{Packages: map[string]*gotest.Package{}}
+	isolatedIP := map[string]bool{}
+	if len(iso) > 0 {
+		pkgs, err := isolated(rctx, opts, prot, tmp, iso, dir, runAs)
+		switch {
+		case rctx.Err() != nil && ctx.Err() == nil:
+			rep.Message = fmt.Sprintf("the grade run did not finish within %v; the steps that had not finished earn nothing", timeout)
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("grade: %w", ctx.Err())
+		case err != nil && pkgs == nil:
+			return nil, err
+		case err != nil:
+			rep.Message = strings.TrimPrefix(err.Error(), "grade: ")
+		}
+		for ip, p := range pkgs {
+			gr.Packages[ip] = p
+			isolatedIP[ip] = true
+		}
+	}
+
+	var pkgs, tests, steps []string
+	for _, s := range legacy {
+		pkgs = append(pkgs, "./"+dir+"/"+s.Exercise.ID)
 		tests = append(tests, regexp.QuoteMeta(s.Exercise.Test))
 		for _, id := range s.Steps {
 			steps = append(steps, regexp.QuoteMeta(id))
@@ -369,31 +429,23 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	runPattern := ""
 	if len(tests) > 0 {
 		runPattern = "^(" + strings.Join(tests, "|") + ")$"
-		if onlySteps(sel) {
+		if onlySteps(legacy) {
 			runPattern += "/^(" + strings.Join(steps, "|") + ")$"
 		}
 	}
-
-	gr := &gotest.Report{Packages: map[string]*gotest.Package{}}
-	if len(pkgs) > 0 {
-		rctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		gr, err = run(rctx, gotest.Options{
+	if len(pkgs) > 0 && rctx.Err() == nil {
+		lr, err := run(rctx, gotest.Options{
 			Dir:      opts.Root,
 			Packages: pkgs,
 			Run:      runPattern,
 			Timeout:  pkgTimeout,
 			Overlay:  overlay,
 			Stderr:   opts.Stderr,
-			Env: []string{
-				// The module's own go.mod decides, never a workspace or
-				// a vendor directory the learner added.
-				"GOWORK=off",
-				"GOFLAGS=" + goflags(os.Getenv("GOFLAGS")),
-				// go resolves the overlay's paths against its working
-				// directory, which it takes from PWD when PWD names it.
-				"PWD=" + root,
-			},
+			// The same scrubbed environment as the isolated builds:
+			// GOWORK=off and -mod=readonly (the module's own go.mod
+			// decides, never a workspace or a vendor directory the
+			// learner added), GOTOOLCHAIN=local, no inherited GOFLAGS.
+			Environ: goEnv(root),
 		})
 		switch {
 		case errors.Is(err, gotest.ErrNoGo):
@@ -402,13 +454,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			rep.Message = fmt.Sprintf("the grade run did not finish within %v; the steps that had not finished earn nothing", timeout)
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("grade: %w", ctx.Err())
-		case err != nil && gr == nil:
+		case err != nil && lr == nil:
 			return nil, err
-		case err != nil && len(gr.Packages) == 0:
+		case err != nil && len(lr.Packages) == 0:
 			rep.Message = strings.TrimPrefix(err.Error(), "gotest: ")
 		}
-		if gr == nil {
-			gr = &gotest.Report{Packages: map[string]*gotest.Package{}}
+		if lr != nil {
+			for ip, p := range lr.Packages {
+				gr.Packages[ip] = p
+			}
 		}
 	}
 
@@ -422,7 +476,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	changedDuring := diffTampers(prot.tampered, after.tampered)
 
 	for _, s := range sel {
-		rep.Exercises = append(rep.Exercises, exerciseResult(gr, s, dir, opts.Root))
+		ip := course.ModulePath + "/" + dir + "/" + s.Exercise.ID
+		rep.Exercises = append(rep.Exercises, exerciseResult(gr, s, dir, opts.Root, isolatedIP[ip]))
 	}
 	if len(changedDuring) > 0 {
 		for _, t := range changedDuring {
@@ -440,19 +495,6 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// goflags keeps the caller's GOFLAGS (such as -trimpath) but makes the
-// module mode readonly: go.mod and go.sum are the kata's (the overlay puts
-// them back), and a vendor directory the learner added is not used.
-func goflags(env string) string {
-	var keep []string
-	for _, f := range strings.Fields(env) {
-		if !strings.HasPrefix(f, "-mod=") && !strings.HasPrefix(f, "--mod=") {
-			keep = append(keep, f)
-		}
-	}
-	return strings.Join(append(keep, "-mod=readonly"), " ")
-}
-
 // onlySteps says whether every selection names single steps, so that -run
 // can go down to the steps.
 func onlySteps(sel []Selection) bool {
@@ -464,12 +506,22 @@ func onlySteps(sel []Selection) bool {
 	return true
 }
 
-func exerciseResult(gr *gotest.Report, s Selection, dir, root string) *Exercise {
+// exerciseResult maps the verdicts of the exercise's package onto its
+// steps. How far they are trusted depends on who could write them
+// (doc.go, "Crashes and hangs"): an isolated grader's every verdict
+// stands, and the steps it had not finished when it crashed or timed out
+// earn nothing; a test binary that held the learner's code and did not
+// finish by itself earns nothing at all, since the code that crashed it
+// could have printed the verdicts before it.
+func exerciseResult(gr *gotest.Report, s Selection, dir, root string, isolated bool) *Exercise {
 	e := s.Exercise
 	pkgDir := dir + "/" + e.ID
 	ip := course.ModulePath + "/" + pkgDir
 	res := gr.Exercise(e, ip)
-	out := &Exercise{Exercise: e, Dir: pkgDir, BuildFailed: res.BuildFailed, BuildOutput: Printable(res.BuildOutput)}
+	out := &Exercise{Exercise: e, Dir: pkgDir, BuildFailed: res.BuildFailed, BuildOutput: Printable(res.BuildOutput), Isolated: isolated}
+	p := gr.Packages[ip]
+	// The suite's own test: it ends after every step that ran.
+	unfinished := p != nil && !res.BuildFailed && !isolated && (p.Tests[e.Test] == nil || p.Tests[e.Test].Action == "")
 	want := map[string]bool{}
 	for _, id := range s.Steps {
 		want[id] = true
@@ -486,6 +538,12 @@ func exerciseResult(gr *gotest.Report, s Selection, dir, root string) *Exercise 
 		case missing:
 			st.Status = Error
 			st.Message = pkgDir + " is missing"
+		case unfinished:
+			st.Status = Error
+			st.Message = "the test binary did not finish by itself (it crashed, timed out or exited), and the learner's code ran inside it, so none of its verdicts count"
+			if p.Output != "" {
+				st.Message += ":\n" + Printable(gotest.Trim(p.Output))
+			}
 		case sr.Status == gotest.Skip:
 			// A skipped step earns nothing: only a pass scores.
 			st.Status = Fail

@@ -483,7 +483,7 @@ func TestScanFindsTampering(t *testing.T) {
 	// The overlay puts back every pristine protected file and removes
 	// the extra ones.
 	tmp := t.TempDir()
-	name, err := p.writeOverlay(tmp)
+	name, err := p.writeOverlay(tmp, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -536,7 +536,14 @@ func sortedCopy(s []string) []string {
 // Run maps go test's events onto steps: a crash costs only the steps that
 // had not finished, and the go command runs with the overlay and a
 // readonly module.
-func TestRunCrashCostsOnlyUnfinishedSteps(t *testing.T) {
+// A test binary that holds the learner's code and does not finish by
+// itself earns nothing at all: the code that crashed it could have
+// printed the passes before it (forge, then crash). go test runs with a
+// scrubbed environment.
+func TestRunLegacyCrashVoidsTheBinary(t *testing.T) {
+	t.Setenv("GOFLAGS", "-toolexec=/tmp/evil")
+	t.Setenv("GITHUB_ENV", "/tmp/github_env")
+	t.Setenv("GOEXPERIMENT", "nocoverageredesign")
 	c := testCourse(t)
 	root := writeTree(t, pristineFS(), nil)
 	var got gotest.Options
@@ -563,23 +570,65 @@ func TestRunCrashCostsOnlyUnfinishedSteps(t *testing.T) {
 	for _, s := range r.Steps() {
 		st = append(st, string(s.Status))
 	}
-	if strings.Join(st, " ") != "pass error error" {
-		t.Errorf("step statuses = %v, want pass error error", st)
+	if strings.Join(st, " ") != "error error error" || r.Points() != 0 {
+		t.Errorf("step statuses = %v with %d points, want error error error and 0", st, r.Points())
 	}
-	if r.Points() != 2 || r.Steps()[0].Elapsed != 250*time.Millisecond {
-		t.Errorf("points = %d, first step took %v; want 2 and 250ms", r.Points(), r.Steps()[0].Elapsed)
+	if msg := r.Steps()[0].Message; !strings.Contains(msg, "did not finish by itself") || !strings.Contains(msg, "panic: boom") {
+		t.Errorf("step 01 message = %q, want the reason and the binary's output", msg)
+	}
+	if r.Exercises[0].Isolated {
+		t.Errorf("Isolated = true for an exercise without a binding, want false")
 	}
 	if got.Overlay == "" || got.Timeout != DefaultPackageTimeout || got.Run != "^(TestAlpha)$" {
 		t.Errorf("go test options = %+v, want an overlay, -timeout %v and -run ^(TestAlpha)$", got, DefaultPackageTimeout)
 	}
-	env := strings.Join(got.Env, " ")
-	for _, want := range []string{"GOWORK=off", "-mod=readonly", "PWD=" + root} {
+	env := strings.Join(append(got.Environ, got.Env...), "\n")
+	for _, want := range []string{"GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false", "GOTOOLCHAIN=local", "GOENV=off", "PWD=" + root} {
 		if !strings.Contains(env, want) {
 			t.Errorf("go test env %q lacks %q", env, want)
 		}
 	}
+	for _, bad := range []string{"toolexec", "GITHUB_ENV", "GOEXPERIMENT"} {
+		if strings.Contains(env, bad) {
+			t.Errorf("go test env %q holds %q from the caller's environment", env, bad)
+		}
+	}
+	if got.Environ == nil {
+		t.Errorf("go test inherits kata's environment, want a whole one of its own")
+	}
 	if _, err := os.Stat(got.Overlay); !os.IsNotExist(err) {
 		t.Errorf("the overlay %s is still there after the run (err %v)", got.Overlay, err)
+	}
+}
+
+// An isolated grader is built from the harness alone: the verdicts it
+// printed before it crashed stand, and only the steps it had not finished
+// earn nothing.
+func TestIsolatedCrashCostsOnlyUnfinishedSteps(t *testing.T) {
+	c := testCourse(t)
+	a := &c.Exercises[0]
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "exercises", a.ID), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ip := course.ModulePath + "/exercises/01-alpha"
+	gr := &gotest.Report{Packages: map[string]*gotest.Package{
+		ip: {ImportPath: ip, Output: "panic: test timed out after 3m0s\n", Tests: map[string]*gotest.Test{
+			"TestAlpha":        {Name: "TestAlpha", Action: ""},
+			"TestAlpha/01-one": {Name: "TestAlpha/01-one", Action: "pass", Elapsed: 0.25},
+			"TestAlpha/02-two": {Name: "TestAlpha/02-two", Action: ""},
+		}},
+	}}
+	e := exerciseResult(gr, Selection{Exercise: a}, "exercises", root, true)
+	var st []string
+	for _, s := range e.Steps {
+		st = append(st, string(s.Status))
+	}
+	if strings.Join(st, " ") != "pass error error" || e.Points() != 2 || !e.Isolated {
+		t.Errorf("isolated steps = %v with %d points (isolated %v), want pass error error, 2, true", st, e.Points(), e.Isolated)
+	}
+	if e.Steps[0].Elapsed != 250*time.Millisecond {
+		t.Errorf("first step took %v, want 250ms", e.Steps[0].Elapsed)
 	}
 }
 
@@ -769,8 +818,9 @@ func TestExportLeavesSolutionsOut(t *testing.T) {
 	}
 }
 
-// The whole run is bounded: when the deadline passes, go test is stopped,
-// the steps that had finished keep their verdict and the rest are errors.
+// The whole run is bounded: when the deadline passes, go test is stopped;
+// its binary held the learner's code and did not finish, so no step
+// earns anything.
 func TestRunWholeRunDeadline(t *testing.T) {
 	c := testCourse(t)
 	root := writeTree(t, pristineFS(), nil)
@@ -790,8 +840,8 @@ func TestRunWholeRunDeadline(t *testing.T) {
 	for _, s := range r.Steps() {
 		st = append(st, string(s.Status))
 	}
-	if strings.Join(st, " ") != "pass error error" || r.Points() != 2 {
-		t.Errorf("steps %v with %d points, want pass error error and 2", st, r.Points())
+	if strings.Join(st, " ") != "error error error" || r.Points() != 0 {
+		t.Errorf("steps %v with %d points, want error error error and 0", st, r.Points())
 	}
 	if !strings.Contains(r.Message, "did not finish within 20ms") {
 		t.Errorf("message %q, want one that gives the bound", r.Message)
@@ -807,7 +857,7 @@ func TestCheckShipped(t *testing.T) {
 		rep := &gotest.Report{Packages: map[string]*gotest.Package{}}
 		for _, e := range c.Exercises {
 			ip := course.ModulePath + "/" + e.ExerciseDir()
-			p := &gotest.Package{ImportPath: ip, Action: "fail", Tests: map[string]*gotest.Test{}}
+			p := &gotest.Package{ImportPath: ip, Action: "fail", Tests: map[string]*gotest.Test{e.Test: {Name: e.Test, Action: "fail"}}}
 			for i, s := range e.Steps {
 				action := "fail"
 				if passOne && e.ID == "02-beta" && i == 1 {
@@ -850,7 +900,7 @@ func TestFormatsSurviveAnyBytes(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "exercises", a.ID), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e := exerciseResult(gr, Selection{Exercise: a}, "exercises", root)
+	e := exerciseResult(gr, Selection{Exercise: a}, "exercises", root, false)
 	r := &Report{Dir: "exercises", Exercises: []*Exercise{e}, Tampered: []Tamper{{Path: Printable("harness/\x1b[2Jx.go"), Change: "added"}}}
 	for _, format := range Formats {
 		var b bytes.Buffer

@@ -307,8 +307,9 @@ func fileExists(p string) bool {
 // -overlay file that puts each one in place of the disk's file, and
 // removes the protected files the kata does not have. Every pristine file
 // is mapped, changed or not, so that a file changed while the tests run
-// still compiles as the kata shipped it.
-func (p *protection) writeOverlay(tmp string) (string, error) {
+// still compiles as the kata shipped it. gen adds generated files (by
+// module-relative path) that the copy does not have.
+func (p *protection) writeOverlay(tmp string, gen map[string][]byte) (string, error) {
 	root, err := filepath.Abs(p.root)
 	if err != nil {
 		return "", fmt.Errorf("grade: %w", err)
@@ -327,11 +328,24 @@ func (p *protection) writeOverlay(tmp string) (string, error) {
 	for _, rel := range p.extra {
 		replace[filepath.Join(root, filepath.FromSlash(rel))] = ""
 	}
+	for rel, b := range gen {
+		dst := filepath.Join(tmp, "gen", filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return "", fmt.Errorf("grade: %w", err)
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			return "", fmt.Errorf("grade: %w", err)
+		}
+		replace[filepath.Join(root, filepath.FromSlash(rel))] = dst
+	}
 	data, err := json.MarshalIndent(struct{ Replace map[string]string }{replace}, "", "\t")
 	if err != nil {
 		return "", fmt.Errorf("grade: %w", err)
 	}
 	name := filepath.Join(tmp, "overlay.json")
+	if len(gen) > 0 {
+		name = filepath.Join(tmp, "overlay-isolated.json")
+	}
 	if err := os.WriteFile(name, data, 0o644); err != nil {
 		return "", fmt.Errorf("grade: %w", err)
 	}
