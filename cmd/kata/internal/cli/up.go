@@ -1,46 +1,46 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/template"
 	"time"
 
+	"github.com/kubekata/kubekata/harness/cluster/program"
 	"github.com/kubekata/kubekata/harness/course"
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
-// kata up runs a cluster (for now the store and the apiserver) in one
-// process on loopback, built from the learner's exercises or, with
-// --reference, from solutions/.
+// kata up runs a cluster in one process on loopback, built from the
+// learner's exercises or, with --reference, from solutions/.
 //
 // From the exercises, it runs what the learner has finished, decided the
 // way kata next and kata list decide it (every step of the exercise
 // passes): the apiserver (04) must be finished; while the store (03) is
 // not, the cluster keeps its data in the harness's in-memory store, and
-// says that the data will not survive a restart.
+// says that the data will not survive a restart. Before it builds, it
+// prints one table of the parts: where each comes from, and what a user
+// will see because one is absent.
 //
-// kata never imports exercises/ or solutions/ (DESIGN rule 8): up writes
-// a small main package that imports the chosen packages, builds it with
-// the go tool (a compile error in the learner's file is shown as the
-// compiler reports it), and runs the binary. The binary opens the store in
-// the data directory, serves the apiserver on 127.0.0.1 through
-// harness/cluster (kube-apiserver's server timeouts, and the store
-// compacted every --compaction-interval), writes DIR/kubeconfig and
-// prints the line that points kubectl at it. Ctrl-C reaches both
-// processes; the cluster stops serving, closes the store (every
-// acknowledged write is already durable) and exits.
+// kata never imports exercises/ or solutions/ (DESIGN rule 8): up only
+// chooses the wiring (program.Wiring: which package provides which
+// part), builds the cluster program with the go tool (a compile error in
+// the learner's file is shown as the compiler reports it), and runs
+// `PROG serve` in the foreground. Everything the program does, from
+// opening the store to the kubeconfig and the clean stop, is
+// harness/cluster's. Ctrl-C reaches both processes; the program stops
+// its parts in reverse order, closes the store (every acknowledged write
+// is already durable) and exits.
 
 func init() {
 	register("up", &command{
 		summary: "start a cluster (store + apiserver) and point kubectl at it",
-		usage:   "up [--reference] [--data-dir DIR] [--port N] [--compaction-interval D]",
+		usage:   "up [--reference] [--data-dir DIR] [--port N] [--compaction-interval D] [--nodes N] [--address A] [--etcd-servers URL[,URL]]",
 		run:     runUp,
 	})
 }
@@ -51,44 +51,43 @@ const (
 	apiserverID = "04-apiserver"
 )
 
+// errBeyondLoopback: the kata's apiserver has no authentication yet.
+const beyondLoopback = "listening beyond loopback needs authentication (exercise 05)"
+
 func runUp(env *Env, args []string) error {
 	fs := flags(env, "up")
 	reference := fs.Bool("reference", false, "run the reference solutions instead of your exercises")
 	dataDir := fs.String("data-dir", "", "where the cluster keeps its data (default .kata/cluster in the checkout)")
-	port := fs.Int("port", 6443, "the loopback port to listen on (0 picks a free one)")
+	port := fs.Int("port", 6443, "the port to listen on (0 picks a free one)")
 	compaction := fs.Duration("compaction-interval", storage.DefaultCompactionInterval, "how often the store is compacted, keeping one interval of history (0 disables)")
+	nodes := fs.Int("nodes", 1, "how many kubelets (node-1..node-N) run, once the kubelet exists")
+	address := fs.String("address", "127.0.0.1", "the address to listen on; only loopback until the apiserver authenticates (exercise 05)")
+	etcd := fs.String("etcd-servers", "", "run the store on these etcd servers (comma-separated URLs) instead of on disk")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	if fs.NArg() != 0 || *port < 0 || *port > 65535 || *compaction < 0 {
+	if fs.NArg() != 0 || *port < 0 || *port > 65535 || *compaction < 0 || *nodes < 1 {
 		return errUsage
+	}
+	if !isLoopback(*address) {
+		return fmt.Errorf("kata up --address %s: %s; use 127.0.0.1 (the default), ::1 or localhost", *address, beyondLoopback)
+	}
+	endpoints, err := parseEtcdServers(*etcd)
+	if err != nil {
+		return err
 	}
 	root, err := findRoot(env.Dir)
 	if err != nil {
 		return err
 	}
-	hasSolutions := isDir(filepath.Join(root, "solutions"))
-	base := "exercises"
-	inMemory := false
-	if *reference {
-		base = "solutions"
-		if !hasSolutions {
-			return errors.New("kata up --reference: this is a student copy: there is no solutions/ directory; run kata up without --reference to start the cluster from your own exercises")
-		}
-	} else {
-		inMemory, err = upFinished(env, root, hasSolutions)
-		if err != nil {
-			return err
-		}
+	if len(endpoints) > 0 && !isDir(filepath.Join(root, "harness", "storage", "etcdstore")) {
+		return errors.New("kata up --etcd-servers: this kata has no etcd store yet (harness/storage/etcdstore)")
 	}
-	for _, id := range []string{storeID, apiserverID} {
-		if id == storeID && inMemory {
-			continue
-		}
-		if rel := base + "/" + id; !isDir(filepath.Join(root, rel)) {
-			return fmt.Errorf("kata up: %s is missing; the cluster needs it", rel)
-		}
+	w, err := clusterWiring(env, root, "kata up", *reference, len(endpoints) > 0)
+	if err != nil {
+		return err
 	}
+	printParts(env, w, *nodes)
 	dir := *dataDir
 	if dir == "" {
 		dir = filepath.Join(root, ".kata", "cluster")
@@ -104,81 +103,123 @@ func runUp(env *Env, args []string) error {
 		return fmt.Errorf("kata up: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	finish := "finish it (kata next)"
-	if hasSolutions {
-		finish += ", or run kata up --reference to use the reference"
-	}
-	var src bytes.Buffer
-	if err := clusterMain.Execute(&src, map[string]any{
-		"Store": importPath(base + "/" + storeID), "APIServer": importPath(base + "/" + apiserverID),
-		"StoreDir": base + "/" + storeID, "APIServerDir": base + "/" + apiserverID,
-		"InMemory": inMemory, "Finish": finish,
-	}); err != nil {
-		return fmt.Errorf("kata up: %w", err)
-	}
-	mainFile := filepath.Join(tmp, "main.go")
-	if err := os.WriteFile(mainFile, src.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("kata up: %w", err)
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		return errors.New("kata up: the Go toolchain was not found on PATH; install Go 1.26 or newer from https://go.dev/dl/ and try again")
-	}
 	bin := filepath.Join(tmp, "kata-cluster")
-	if inMemory {
-		fmt.Fprintf(env.Stderr, "kata up: building the cluster from %s/%s and the harness's in-memory store...\n", base, apiserverID)
-	} else {
-		fmt.Fprintf(env.Stderr, "kata up: building the cluster from %s/%s and %s/%s...\n", base, storeID, base, apiserverID)
-	}
-	build := exec.CommandContext(env.Ctx, goBin, "build", "-o", bin, mainFile)
-	build.Dir = root
-	var out bytes.Buffer
-	build.Stdout, build.Stderr = &out, &out
-	if err := build.Run(); err != nil {
-		if env.Ctx.Err() != nil {
-			return &exitError{code: 130}
-		}
-		fmt.Fprintf(env.Stderr, "kata up: the cluster does not build:\n%s", indent(out.String()))
-		return &exitError{code: 1}
+	if err := buildCluster(env, root, "kata up", w, bin); err != nil {
+		return err
 	}
 
-	cmd := exec.Command(bin, dir, "127.0.0.1:"+strconv.Itoa(*port), compaction.String())
-	cmd.Dir = root
-	cmd.Stdout, cmd.Stderr = env.Stdout, env.Stderr
-	stopWithParent(cmd)
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("kata up: starting the cluster: %w", err)
+	p, err := program.Start(env.Ctx, bin, program.Options{
+		DataDir:            dir,
+		Listen:             net.JoinHostPort(*address, strconv.Itoa(*port)),
+		CompactionInterval: *compaction,
+		Nodes:              *nodes,
+		EtcdServers:        endpoints,
+		Stdout:             env.Stdout,
+		Stderr:             env.Stderr,
+		// The program bounds its own wait for its apiserver; this only
+		// catches a program that hangs before it.
+		ReadyTimeout: 5 * time.Minute,
+	})
+	if err != nil {
+		var se *program.StartError
+		if errors.As(err, &se) {
+			// The program has said why, on our stderr.
+			if env.Ctx.Err() != nil || se.Code < 0 {
+				return nil
+			}
+			if se.Code == 0 {
+				return &exitError{code: 1}
+			}
+			return &exitError{code: se.Code}
+		}
+		return fmt.Errorf("kata up: %w", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	select {
-	case err = <-done:
+	case <-p.Done():
 	case <-env.Ctx.Done():
 		// Ctrl-C in a terminal reaches the cluster too; tell it in case
 		// it came from elsewhere, and give it time to close the store.
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case err = <-done:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			err = <-done
-		}
+		_ = p.Stop()
 	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ee.ExitCode() < 0 { // killed by a signal
-			return nil
-		}
-		return &exitError{code: ee.ExitCode()}
+	if code := p.ExitCode(); code > 0 {
+		return &exitError{code: code}
 	}
-	return err
+	return nil
 }
 
-// upFinished decides which of the learner's parts kata up runs: it fails
-// unless the apiserver is finished, and says whether the store is not (the
-// cluster then runs on the in-memory store). A part is finished when all
-// its steps pass, as kata next and kata list say.
-func upFinished(env *Env, root string, hasSolutions bool) (inMemory bool, err error) {
+// isLoopback says whether addr is a loopback address or localhost.
+func isLoopback(addr string) bool {
+	if addr == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(addr)
+	return ip != nil && ip.IsLoopback()
+}
+
+// parseEtcdServers splits --etcd-servers into URLs, each http or https
+// with a host, as kube-apiserver's --etcd-servers takes them.
+func parseEtcdServers(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, e := range strings.Split(s, ",") {
+		u, err := url.Parse(e)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("kata up --etcd-servers: %q is not an etcd URL such as http://127.0.0.1:2379", e)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// clusterWiring decides which packages provide the parts, for up and for
+// snapshot restore: the reference, or what the learner has finished.
+func clusterWiring(env *Env, root, cmd string, reference, etcd bool) (program.Wiring, error) {
+	hasSolutions := isDir(filepath.Join(root, "solutions"))
+	w := program.Wiring{Module: course.ModulePath, Etcd: etcd,
+		Edge: isDir(filepath.Join(root, "harness", "protoedge"))}
+	w.NotDone = "finish it (kata next)"
+	if hasSolutions {
+		w.NotDone += ", or run " + cmd + " --reference to use the reference"
+	}
+	base := "exercises"
+	storeDone := true
+	if reference {
+		base = "solutions"
+		if !hasSolutions {
+			return w, fmt.Errorf("%s --reference: this is a student copy: there is no solutions/ directory; run %s without --reference to start the cluster from your own exercises", cmd, cmd)
+		}
+	} else {
+		var err error
+		storeDone, err = upFinished(env, root, cmd, hasSolutions, etcd)
+		if err != nil {
+			return w, err
+		}
+	}
+	for _, id := range []string{storeID, apiserverID} {
+		if id == storeID && (!storeDone || etcd) {
+			continue
+		}
+		rel := base + "/" + id
+		if !isDir(filepath.Join(root, rel)) {
+			return w, fmt.Errorf("%s: %s is missing; the cluster needs it", cmd, rel)
+		}
+		if id == storeID {
+			w.Store = importPath(rel)
+		} else {
+			w.APIServer = importPath(rel)
+		}
+	}
+	return w, nil
+}
+
+// upFinished decides which of the learner's parts the cluster runs: it
+// fails unless the apiserver is finished, and says whether the store is
+// (without it the cluster runs on the in-memory store, and it says so
+// unless the store is on etcd). A part is finished when all its steps
+// pass, as kata next and kata list say.
+func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (storeDone bool, err error) {
 	l, err := newLearner(env)
 	if err != nil {
 		return false, err
@@ -187,14 +228,14 @@ func upFinished(env *Env, root string, hasSolutions bool) (inMemory bool, err er
 	for _, id := range []string{storeID, apiserverID} {
 		e, err := l.exercise(id)
 		if err != nil {
-			return false, fmt.Errorf("kata up: %w", err)
+			return false, fmt.Errorf("%s: %w", cmd, err)
 		}
 		exs = append(exs, e)
 	}
-	fmt.Fprintf(env.Stderr, "kata up: checking which parts of the cluster you have finished...\n")
+	fmt.Fprintf(env.Stderr, "%s: checking which parts of the cluster you have finished...\n", cmd)
 	res, err := l.runCached(exs)
 	if err != nil {
-		return false, fmt.Errorf("kata up: %w", err)
+		return false, fmt.Errorf("%s: %w", cmd, err)
 	}
 	store, apiserver := res[0], res[1]
 	if !apiserver.Done() {
@@ -205,17 +246,96 @@ func upFinished(env *Env, root string, hasSolutions bool) (inMemory bool, err er
 				apiserver.Exercise.ExerciseDir(), apiserver.Exercise.ID)
 		}
 		if hasSolutions {
-			msg += ", or run kata up --reference to start the reference"
+			msg += ", or run " + cmd + " --reference to start the reference"
 		}
 		return false, errors.New(msg)
 	}
-	if !store.Done() {
-		fmt.Fprintf(env.Stderr, "kata up: %s is not finished yet (%d/%d steps pass), so the cluster keeps its data in memory (harness/storage.NewMemory)\n",
-			store.Exercise.ExerciseDir(), store.Passed(), len(store.Steps))
-		fmt.Fprintf(env.Stderr, "kata up: warning: nothing you create will survive a restart; finish %s (kata next) to keep it on disk\n", store.Exercise.ID)
-		return true, nil
+	if !store.Done() && !etcd {
+		fmt.Fprintf(env.Stderr, "%s: %s is not finished yet (%d/%d steps pass), so the cluster keeps its data in memory (harness/storage.NewMemory)\n",
+			cmd, store.Exercise.ExerciseDir(), store.Passed(), len(store.Steps))
+		fmt.Fprintf(env.Stderr, "%s: warning: nothing you create will survive a restart; finish %s (kata next) to keep it on disk\n", cmd, store.Exercise.ID)
 	}
-	return false, nil
+	return store.Done(), nil
+}
+
+// futurePart is a part whose exercise is not wired into the cluster yet.
+type futurePart struct {
+	part, topic, number, absent string
+}
+
+// futureParts are the parts after the apiserver, with what a user sees
+// while each is absent (DESIGN: the cluster says what is missing).
+var futureParts = []futurePart{
+	{"scheduler", "scheduler", "06", "pods stay Pending"},
+	{"controllers", "controllers", "07", "a Deployment makes no pods"},
+	{"kubelet", "kubelet", "08", "pods are bound but never start"},
+	{"kube-proxy", "proxy", "09", "Services do not forward"},
+}
+
+// printParts prints one table: each part, where it comes from, and what
+// a user will see because of it.
+func printParts(env *Env, w program.Wiring, nodes int) {
+	rel := func(path string) string { return strings.TrimPrefix(path, course.ModulePath+"/") }
+	type row struct{ part, from, see string }
+	var rows []row
+	switch {
+	case w.Etcd:
+		rows = append(rows, row{"store", "etcd (--etcd-servers)", "data in etcd, kept across restarts"})
+	case w.Store == "":
+		rows = append(rows, row{"store", "the harness's in-memory store", "data in memory, lost on stop"})
+	default:
+		rows = append(rows, row{"store", rel(w.Store), "data on disk, kept across restarts"})
+	}
+	rows = append(rows, row{"apiserver", rel(w.APIServer), "kubectl works against it"})
+	c, _ := course.Load()
+	for _, f := range futureParts {
+		from := "absent (not in the course yet)"
+		if c != nil {
+			if _, err := c.Exercise(f.topic); err == nil {
+				from = "absent (not in kata up yet)"
+			}
+		}
+		see := f.absent
+		if f.part == "kubelet" && nodes != 1 {
+			see += fmt.Sprintf("; once it exists, --nodes %d runs node-1..node-%d", nodes, nodes)
+		}
+		rows = append(rows, row{f.part, from, see})
+	}
+	wp, wf := len("part"), len("from")
+	for _, r := range rows {
+		wp, wf = max(wp, len(r.part)), max(wf, len(r.from))
+	}
+	fmt.Fprintf(env.Stderr, "kata up: the parts of the cluster:\n")
+	fmt.Fprintf(env.Stderr, "    %-*s  %-*s  %s\n", wp, "part", wf, "from", "what you will see")
+	for _, r := range rows {
+		fmt.Fprintf(env.Stderr, "    %-*s  %-*s  %s\n", wp, r.part, wf, r.from, r.see)
+	}
+}
+
+// buildCluster builds w's program into bin, saying what it builds from;
+// a compile error is printed as the compiler's output.
+func buildCluster(env *Env, root, cmd string, w program.Wiring, bin string) error {
+	rel := func(path string) string { return strings.TrimPrefix(path, course.ModulePath+"/") }
+	switch {
+	case w.Etcd:
+		fmt.Fprintf(env.Stderr, "%s: building the cluster from %s and the etcd store...\n", cmd, rel(w.APIServer))
+	case w.Store == "":
+		fmt.Fprintf(env.Stderr, "%s: building the cluster from %s and the harness's in-memory store...\n", cmd, rel(w.APIServer))
+	default:
+		fmt.Fprintf(env.Stderr, "%s: building the cluster from %s and %s...\n", cmd, rel(w.Store), rel(w.APIServer))
+	}
+	err := program.Build(env.Ctx, root, w, bin)
+	var be *program.BuildError
+	switch {
+	case err == nil:
+		return nil
+	case env.Ctx.Err() != nil:
+		return &exitError{code: 130}
+	case errors.As(err, &be):
+		fmt.Fprintf(env.Stderr, "%s: the cluster does not build:\n%s", cmd, indent(be.Output))
+		return &exitError{code: 1}
+	}
+	return fmt.Errorf("%s: %s", cmd, strings.TrimPrefix(err.Error(), "program: "))
 }
 
 func indent(s string) string {
@@ -225,122 +345,3 @@ func indent(s string) string {
 	}
 	return b.String()
 }
-
-// clusterMain is the cluster's program. It only uses the exported API the
-// exercises define, store.Open(dir) and apiserver.New(store), and
-// harness/cluster to serve.
-var clusterMain = template.Must(template.New("main").Parse(`// Code generated by kata up. DO NOT EDIT.
-
-package main
-
-import (
-	"context"
-	"errors"
-	"fmt"
-	"net"
-	"net/http"
-	"os"
-	"os/signal"
-	"path/filepath"
-	"strings"
-	"syscall"
-	"time"
-
-	apiserver "{{.APIServer}}"
-{{- if not .InMemory}}
-	store "{{.Store}}"
-{{- end}}
-	"github.com/kubekata/kubekata/harness/cluster"
-	"github.com/kubekata/kubekata/harness/storage"
-)
-
-func notDone(what, dir string, p any) {
-	msg := fmt.Sprint(p)
-	fmt.Fprintf(os.Stderr, "kata up: %s panicked: %s\n", what, msg)
-	if strings.Contains(msg, "not implemented") {
-		fmt.Fprintf(os.Stderr, "kata up: %s is not done yet: {{.Finish}}\n", dir)
-	}
-	os.Exit(3)
-}
-
-func open(dir string) (s storage.Store, err error) {
-{{- if .InMemory}}
-	return storage.NewMemory(), nil
-{{- else}}
-	defer func() {
-		if p := recover(); p != nil {
-			notDone("{{.StoreDir}}: Open", "{{.StoreDir}}", p)
-		}
-	}()
-	return store.Open(dir)
-{{- end}}
-}
-
-func handler(s storage.Store) (h http.Handler) {
-	defer func() {
-		if p := recover(); p != nil {
-			notDone("{{.APIServerDir}}: New", "{{.APIServerDir}}", p)
-		}
-	}()
-	return apiserver.New(s)
-}
-
-func main() {
-	dir, addr := os.Args[1], os.Args[2]
-	interval, err := time.ParseDuration(os.Args[3])
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "kata up: %v\n", err)
-		os.Exit(2)
-	}
-	s, err := open(dir)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "kata up: opening the store in %s: %v\n", dir, err)
-		if errors.Is(err, storage.ErrCorrupt) {
-			fmt.Fprintf(os.Stderr, "kata up: the data directory holds no store this kata can read, or another kata up is using it; stop that one, or pick another directory with --data-dir\n")
-		}
-		os.Exit(1)
-	}
-	h := handler(s)
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		s.Close()
-		fmt.Fprintf(os.Stderr, "kata up: %v (is another cluster running? try --port)\n", err)
-		os.Exit(1)
-	}
-	url := "http://" + ln.Addr().String()
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	cfg := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: %s\n  name: kubekata\ncontexts:\n- context:\n    cluster: kubekata\n    namespace: default\n    user: kubekata\n  name: kubekata\ncurrent-context: kubekata\nusers:\n- name: kubekata\n  user: {}\n", url)
-	if err := os.WriteFile(kubeconfig, []byte(cfg), 0o600); err != nil {
-		fmt.Fprintf(os.Stderr, "kata up: %v\n", err)
-		os.Exit(1)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-{{- if .InMemory}}
-	fmt.Printf("kata up: the apiserver is listening on %s (data in memory: it goes when the cluster stops)\n", url)
-{{- else}}
-	fmt.Printf("kata up: the apiserver is listening on %s (data in %s)\n", url, dir)
-{{- end}}
-	if interval > 0 {
-		fmt.Printf("kata up: compacting the store every %v, keeping that much history (--compaction-interval)\n", interval)
-	}
-	fmt.Printf("export KUBECONFIG=%s\n", kubeconfig)
-	fmt.Printf("kata up: press Ctrl-C to stop\n")
-	serr := cluster.Serve(ctx, cluster.Config{Store: s, Handler: h, Listener: ln, CompactionInterval: interval, Log: os.Stderr})
-	if serr != nil {
-		fmt.Fprintf(os.Stderr, "kata up: %v\n", serr)
-	}
-	if err := s.Close(); err != nil {
-		fmt.Fprintf(os.Stderr, "kata up: closing the store: %v\n", err)
-		os.Exit(1)
-	}
-{{- if .InMemory}}
-	fmt.Printf("kata up: stopped; the in-memory data is gone\n")
-{{- else}}
-	fmt.Printf("kata up: stopped; the data stays in %s\n", dir)
-{{- end}}
-	if serr != nil {
-		os.Exit(1)
-	}
-}
-`))

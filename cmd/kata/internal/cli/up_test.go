@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -87,8 +89,23 @@ func TestUpReference(t *testing.T) {
 	}
 
 	url, stop := start()
-	if _, err := os.Stat(filepath.Join(data, "kubeconfig")); err != nil {
+	kubeconfig := filepath.Join(data, "kubeconfig")
+	if _, err := os.Stat(kubeconfig); err != nil {
 		t.Fatalf("kata up wrote no kubeconfig: %v", err)
+	}
+	// The namespaces exist from the first start, as upstream's.
+	resp, err := http.Get(url + "/api/v1/namespaces/kube-system")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /api/v1/namespaces/kube-system on a fresh kata up = %s, want 200 OK", resp.Status)
+	}
+	if kubectl, err := exec.LookPath("kubectl"); err != nil {
+		t.Log("kubectl is not on PATH: skipping kubectl get ns default")
+	} else if out, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "get", "ns", "default", "-o", "name").CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "namespace/default" {
+		t.Errorf("kubectl get ns default = %q, %v; want namespace/default", out, err)
 	}
 	pods := client.For[*api.Pod](client.New(url, nil))
 	ctx := context.Background()

@@ -1,9 +1,0 @@
-//go:build !linux
-
-package cli
-
-import "os/exec"
-
-// stopWithParent has no portable equivalent outside Linux: there, Ctrl-C
-// reaches both processes, and kata forwards an interrupt it receives.
-func stopWithParent(cmd *exec.Cmd) {}
