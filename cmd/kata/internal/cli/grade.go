@@ -16,13 +16,16 @@ import (
 func init() {
 	register("grade", &command{
 		summary: "grade exercises with the kata's pristine tests, for a teacher or CI",
-		usage: "grade [--format table|json|junit|classroom] [-o FILE] [--solutions] [--timeout 10m] [EXERCISE[/STEP]...]\n\n" +
+		usage: "grade [--format table|json|junit|classroom] [-o FILE] [--solutions] [--timeout 10m] [--isolate process] [EXERCISE[/STEP]...]\n\n" +
 			"Runs the conformance suites of the named exercises (all by default) with the\n" +
 			"tests and harness this kata binary carries, whatever the copy's own test and\n" +
 			"harness files say, and reports every step with its points. Changed protected\n" +
 			"files are listed and ignored. Exits 0 when every graded step passed, 1 if not.\n\n" +
 			"Formats: table (default), json (Exercism results.json v3), junit (JUnit XML),\n" +
-			"classroom (the base64 result of GitHub Classroom's autograding-command-grader).",
+			"classroom (the base64 result of GitHub Classroom's autograding-command-grader).\n\n" +
+			"The learner's code runs in a program of its own, driven through its contract by\n" +
+			"a test binary built from the kata's harness alone; as root, kata runs both as\n" +
+			"the user nobody. --isolate container is not supported yet.",
 		run: runGrade,
 	})
 }
@@ -34,6 +37,7 @@ func runGrade(env *Env, args []string) error {
 	solutions := fs.Bool("solutions", false, "grade solutions/ instead of exercises/ (maintainers)")
 	timeout := fs.Duration("timeout", grade.DefaultTimeout, "bound on the whole grade run")
 	pkgTimeout := fs.Duration("package-timeout", grade.DefaultPackageTimeout, "go test -timeout for each exercise's test binary")
+	isolate := fs.String("isolate", grade.IsolateProcess, "how the learner's code is kept apart: process (container is not supported yet)")
 	names, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -61,6 +65,8 @@ func runGrade(env *Env, args []string) error {
 		Solutions:      *solutions,
 		Timeout:        *timeout,
 		PackageTimeout: *pkgTimeout,
+		Isolate:        *isolate,
+		Remote:         gradeRemote(),
 	})
 	if err != nil {
 		if env.Ctx.Err() != nil {
@@ -76,6 +82,13 @@ func runGrade(env *Env, args []string) error {
 	if *output != "" {
 		if err := os.WriteFile(*output, buf.Bytes(), 0o644); err != nil {
 			return err
+		}
+		if *format != "table" {
+			// The log still shows the learner the table (Classroom's
+			// grade step writes its result to a file).
+			if err := grade.WriteTable(env.Stdout, rep); err != nil {
+				return err
+			}
 		}
 	} else if _, err := env.Stdout.Write(buf.Bytes()); err != nil {
 		return err
@@ -97,6 +110,10 @@ func runGrade(env *Env, args []string) error {
 	}
 	return nil
 }
+
+// gradeRemote is what isolates the exercises (grade_remote.go); nil grades
+// every exercise the old way.
+var gradeRemote = func() *grade.Remote { return nil }
 
 func validFormat(f string) bool {
 	for _, g := range grade.Formats {

@@ -58,6 +58,9 @@ func WriteTable(w io.Writer, r *Report) error {
 			fmt.Fprintf(w, "  %-9s %s\n", t.Change, t.Path)
 		}
 	}
+	if ids := r.NotIsolated(); len(ids) > 0 {
+		fmt.Fprintf(w, "\nNot isolated (the learner's code ran inside the grading test binary):\n  %s\n", strings.Join(ids, ", "))
+	}
 	if r.Message != "" {
 		fmt.Fprintf(w, "\n%s\n", r.Message)
 	}
@@ -177,6 +180,9 @@ type exercismResults struct {
 	MaxPoints int      `json:"max_points"`
 	Tampered  []Tamper `json:"tampered"`
 	Note      string   `json:"note,omitempty"`
+	// NotIsolated lists the exercises whose learner's code ran inside
+	// the test binary that gave the verdicts.
+	NotIsolated []string `json:"not_isolated,omitempty"`
 }
 
 type exercismTest struct {
@@ -200,13 +206,14 @@ type exercismTest struct {
 // exercise README), and the points as extension keys.
 func WriteJSON(w io.Writer, r *Report) error {
 	res := exercismResults{
-		Version:   3,
-		Status:    r.Status(),
-		Tests:     []exercismTest{},
-		Points:    r.Points(),
-		MaxPoints: r.MaxPoints(),
-		Tampered:  append([]Tamper{}, r.Tampered...),
-		Note:      r.Message,
+		Version:     3,
+		Status:      r.Status(),
+		Tests:       []exercismTest{},
+		Points:      r.Points(),
+		MaxPoints:   r.MaxPoints(),
+		Tampered:    append([]Tamper{}, r.Tampered...),
+		Note:        r.Message,
+		NotIsolated: r.NotIsolated(),
 	}
 	if res.Status == Error {
 		msg := errorMessage(r)
@@ -332,6 +339,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			Properties: []junitProperty{
 				{"points", fmt.Sprint(e.Points())},
 				{"max_points", fmt.Sprint(e.MaxPoints())},
+				{"isolated", fmt.Sprint(e.Isolated)},
 			},
 		}
 		if e.BuildFailed {

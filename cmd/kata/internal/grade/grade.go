@@ -279,6 +279,18 @@ func (r *Report) Passed() int {
 	return n
 }
 
+// NotIsolated lists the exercises whose learner's code ran inside the test
+// binary that gave the verdicts (no remote binding), in course order.
+func (r *Report) NotIsolated() []string {
+	var ids []string
+	for _, e := range r.Exercises {
+		if !e.Isolated {
+			ids = append(ids, e.Exercise.ID)
+		}
+	}
+	return ids
+}
+
 // Status is the run's verdict, with Exercism's meaning: pass when every
 // step passed, error when no step ran to a verdict, fail otherwise.
 func (r *Report) Status() Status { return overall(r.Steps()) }

@@ -706,40 +706,44 @@ func TestWorkflow(t *testing.T) {
 		t.Fatalf("not YAML: %v\n%s", err, data)
 	}
 	job := wf.Jobs["run-autograding-tests"]
-	var ids []string
-	total := 0
-	installs := false
+	var order []string
 	var reporter map[string]string
-	var runners string
+	var runners, gradeRun string
 	for _, s := range job.Steps {
 		switch {
 		case strings.Contains(s.Run, "go install github.com/kubekata/kubekata/cmd/kata@v0.3.0"):
-			installs = true
-		case strings.HasPrefix(s.Uses, "classroom-resources/autograding-command-grader@"):
-			ids = append(ids, s.ID)
-			total += int(s.With["max-score"].(float64))
-			cmd := s.With["command"].(string)
-			if !strings.HasPrefix(cmd, "${{ runner.temp }}/kata/kata grade ") {
-				t.Errorf("step %s runs %q, want the pinned kata", s.ID, cmd)
+			order = append(order, "install")
+		case s.ID == RunnerID:
+			order = append(order, "grade")
+			gradeRun = s.Run
+			if s.Env["KATA"] != "${{ runner.temp }}/kata/kata" {
+				t.Errorf("the grade step runs kata from %q, want the pinned one in runner.temp", s.Env["KATA"])
 			}
 		case strings.HasPrefix(s.Uses, "classroom-resources/autograding-grading-reporter@"):
+			order = append(order, "report")
 			reporter = s.Env
 			runners = s.With["runners"].(string)
+		case strings.HasPrefix(s.Uses, "classroom-resources/autograding-command-grader@"):
+			t.Errorf("step %s uses the command grader: every verdict must come from the one grade step", s.ID)
+		case s.Run != "":
+			order = append(order, "run: "+s.Run)
 		}
 	}
-	if !installs {
-		t.Errorf("no step installs kata v0.3.0:\n%s", data)
+	// Nothing of the student's runs before the grade step, and only the
+	// reporter after it.
+	if got := strings.Join(order, ", "); got != "install, grade, report" {
+		t.Errorf("steps = %s, want install, grade, report:\n%s", got, data)
 	}
-	if want := "ex01-alpha-01-one,ex01-alpha-02-two,ex01-alpha-03-three,ex02-beta-01-uno,ex02-beta-02-dos"; strings.Join(ids, ",") != want || runners != want {
-		t.Errorf("grader ids = %v, runners = %q; want %s for both", ids, runners, want)
-	}
-	if total != 15 {
-		t.Errorf("max-scores add up to %d, want the course's 15", total)
-	}
-	for _, id := range ids {
-		if got, want := reporter[strings.ToUpper(id)+"_RESULTS"], "${{steps."+id+".outputs.result}}"; got != want {
-			t.Errorf("reporter env %s_RESULTS = %q, want %q", strings.ToUpper(id), got, want)
+	for _, want := range []string{`sudo -E env "PATH=$PATH" "$KATA" grade --format classroom -o "$RESULT" 01-alpha 02-beta`, `"$GITHUB_OUTPUT"`} {
+		if !strings.Contains(gradeRun, want) {
+			t.Errorf("grade step runs %q, want it to contain %q", gradeRun, want)
 		}
+	}
+	if strings.Contains(gradeRun, "go run") || strings.Contains(gradeRun, "./cmd/kata") {
+		t.Errorf("grade step runs %q, the student's own kata", gradeRun)
+	}
+	if runners != RunnerID || reporter["KATA_RESULTS"] != "${{steps.kata.outputs.result}}" {
+		t.Errorf("reporter runners %q env %v, want kata and KATA_RESULTS from the grade step", runners, reporter)
 	}
 	if job.Name != "Autograding Tests" {
 		t.Errorf("job name %q, want Autograding Tests (the reporter finds its check run by it)", job.Name)

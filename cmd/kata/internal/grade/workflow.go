@@ -49,12 +49,9 @@ func GoVersionOf(gomod []byte) string {
 	return "stable"
 }
 
-// RunnerID is the workflow step id of one graded step: step ids must start
-// with a letter, so "01-reconcile" step "02-steady-state" becomes
-// "ex01-reconcile-02-steady-state".
-func RunnerID(e *course.Exercise, s course.Step) string {
-	return "ex" + e.ID + "-" + s.ID
-}
+// RunnerID is the id of the workflow step that grades, and the runner
+// name autograding-grading-reporter reads its result under.
+const RunnerID = "kata"
 
 // ResultsVar is the variable autograding-grading-reporter reads a runner's
 // result from: the runner id in upper case, then _RESULTS.
@@ -62,18 +59,16 @@ func ResultsVar(id string) string { return strings.ToUpper(id) + "_RESULTS" }
 
 // Workflow writes the GitHub Classroom workflow.
 //
-// autograding-command-grader scores all or nothing: a step earns its
-// max-score when the command exits 0, else 0. So that Classroom's total is
-// exactly kata's, there is one grader step per graded kata step, worth
-// that step's points, whose command is `kata grade EXERCISE/STEP` (which
-// exits 0 only when the step passes). One step per exercise would give a
-// learner with 4 of 5 steps done nothing for that exercise.
-//
-// kata itself is installed once, pinned to Version, with go install into
-// the runner's temporary directory: the student's repository holds its own
-// cmd/kata and pristine copies, which a student can edit, so the workflow
-// never runs them. A first, ungraded step prints the whole report (and
-// warms the build cache for the graders).
+// Every verdict is computed in one step, before any of the student's code
+// has run anywhere in the job: kata, installed pinned to Version with go
+// install into the runner's temporary directory (the student's repository
+// holds its own cmd/kata, which the workflow never runs), grades every
+// exercise once with --format classroom, as root (sudo), so that the
+// student's code runs as nobody and can write neither kata, its toolchain
+// and caches, nor the step's output file. The step then hands the result
+// to autograding-grading-reporter, which adds up the tests' scores (each
+// kata step is a test worth its points) and sends the total to Classroom.
+// No step after it runs anything of the student's.
 func Workflow(opts WorkflowOptions) ([]byte, error) {
 	if opts.Version == "" {
 		return nil, errors.New("grade: the workflow needs a kata version to pin (a tag such as v0.3.0, or a commit)")
@@ -96,10 +91,11 @@ func Workflow(opts WorkflowOptions) ([]byte, error) {
 	if timeout <= 0 {
 		timeout = 10
 	}
-	kata := "${{ runner.temp }}/kata/kata"
 	var names []string
+	points := 0
 	for _, e := range opts.Exercises {
 		names = append(names, e.ID)
+		points += e.Points()
 	}
 
 	var b bytes.Buffer
@@ -108,9 +104,11 @@ func Workflow(opts WorkflowOptions) ([]byte, error) {
 	p("#\n")
 	p("# Grading runs kata %s, installed from %s, never the\n", opts.Version, module)
 	p("# repository's own cmd/kata: kata puts its own pristine tests and harness\n")
-	p("# in place of the repository's (changed ones are listed and ignored).\n")
-	p("# One grader step per kata step, worth that step's points, so that the\n")
-	p("# Classroom total is kata's total. Regenerate with `kata classroom init --force`.\n")
+	p("# in place of the repository's (changed ones are listed and ignored), and\n")
+	p("# runs the student's code in programs of its own, as the user nobody.\n")
+	p("# Every verdict comes from the one \"Grade\" step (%d points in all); no\n", points)
+	p("# step after it runs the student's code. Regenerate with\n")
+	p("# `kata classroom init --force`.\n")
 	p("name: Autograding Tests\n")
 	p("\"on\":\n  - push\n  - workflow_dispatch\n  - repository_dispatch\n")
 	p("permissions:\n  checks: write\n  actions: read\n  contents: read\n")
@@ -126,32 +124,19 @@ func Workflow(opts WorkflowOptions) ([]byte, error) {
 	p("      - name: Install kata %s\n", opts.Version)
 	p("        run: go install %s/cmd/kata@%s\n", module, opts.Version)
 	p("        env:\n          GOBIN: ${{ runner.temp }}/kata\n")
-	p("      - name: Grade report (not scored)\n")
-	p("        run: %s grade %s || true\n", kata, strings.Join(names, " "))
-	var ids []string
-	for _, e := range opts.Exercises {
-		for _, s := range e.Steps {
-			id := RunnerID(e, s)
-			ids = append(ids, id)
-			name := fmt.Sprintf("%s/%s: %s", e.ID, s.ID, s.Title)
-			p("      - name: %s\n", yamlString(name))
-			p("        id: %s\n", id)
-			p("        uses: classroom-resources/autograding-command-grader@v1\n")
-			p("        with:\n")
-			p("          test-name: %s\n", yamlString(name))
-			p("          command: %s\n", yamlString(fmt.Sprintf("%s grade %s/%s", kata, e.ID, s.ID)))
-			p("          timeout: %d\n", timeout)
-			p("          max-score: %d\n", s.Points)
-		}
-	}
+	p("      - name: Grade\n")
+	p("        id: %s\n", RunnerID)
+	p("        timeout-minutes: %d\n", timeout)
+	p("        env:\n          KATA: ${{ runner.temp }}/kata/kata\n          RESULT: ${{ runner.temp }}/kata-result\n")
+	p("        run: |\n")
+	p("          sudo -E env \"PATH=$PATH\" \"$KATA\" grade --format classroom -o \"$RESULT\" %s || true\n", strings.Join(names, " "))
+	p("          echo \"result=$(cat \"$RESULT\")\" >> \"$GITHUB_OUTPUT\"\n")
 	p("      - name: Autograding Reporter\n")
 	p("        uses: classroom-resources/autograding-grading-reporter@v1\n")
 	p("        env:\n")
-	for _, id := range ids {
-		p("          %s: \"${{steps.%s.outputs.result}}\"\n", ResultsVar(id), id)
-	}
+	p("          %s: \"${{steps.%s.outputs.result}}\"\n", ResultsVar(RunnerID), RunnerID)
 	p("        with:\n")
-	p("          runners: %s\n", strings.Join(ids, ","))
+	p("          runners: %s\n", RunnerID)
 	return b.Bytes(), nil
 }
 
