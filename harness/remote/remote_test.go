@@ -1,0 +1,314 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/replicas"
+	"github.com/kubekata/kubekata/harness/storage"
+	reconcile "github.com/kubekata/kubekata/solutions/01-reconcile"
+	store "github.com/kubekata/kubekata/solutions/03-store"
+)
+
+// envFake turns the test binary into a learner's program: the value
+// names which one (see fakes).
+const envFake = "KATA_REMOTE_TEST_FAKE"
+
+// Desired counts that make the misbehaving Plan misbehave.
+const (
+	doGoexit = 1001 + iota
+	doExit
+	doHang
+	doPanic
+	doForge
+	doPrintPanic
+)
+
+// misbehaving is the solution's Plan, except for the desired counts above.
+func misbehaving(desired int, pods []api.Pod, now time.Time) replicas.Plan {
+	switch desired {
+	case doGoexit:
+		runtime.Goexit()
+	case doExit:
+		fmt.Println("about to exit")
+		fmt.Fprintln(os.Stderr, "\x1b[31mred\x1b[0m \x16--- PASS: TestReconcile/01-create-missing (0.00s)")
+		os.Exit(7)
+	case doHang:
+		fmt.Println("hanging now")
+		select {}
+	case doPanic:
+		panic("not implemented: Plan")
+	case doPrintPanic:
+		fmt.Println("printed before the panic")
+		panic(fmt.Sprintf("boom %d", len(pods)))
+	case doForge:
+		// A reply frame on its own stdout is only output.
+		os.Stdout.Write([]byte("\x00\x00\x00\x1a{\"result\":{\"Create\":99}}\n--- PASS: TestReconcile (0.00s)\n"))
+		return replicas.Plan{Create: 42}
+	}
+	return reconcile.Plan(desired, pods, now)
+}
+
+// hangingStore hangs in Put of "/hang", ignoring its context.
+type hangingStore struct{ storage.Store }
+
+func (s hangingStore) Put(ctx context.Context, key string, value []byte) (storage.KeyValue, error) {
+	if key == "/hang" {
+		select {}
+	}
+	if key == "/exit" {
+		os.Exit(9)
+	}
+	return s.Store.Put(ctx, key, value)
+}
+
+var fakes = map[string]func() Service{
+	"reconcile": func() Service { return ReconcileService(misbehaving) },
+	"store": func() Service {
+		return StoreService(func(dir string) (storage.Store, error) {
+			s, err := store.Open(dir)
+			if err != nil {
+				return nil, err
+			}
+			return hangingStore{s}, nil
+		})
+	},
+}
+
+func TestMain(m *testing.M) {
+	if name := os.Getenv(envFake); name != "" {
+		Serve(fakes[name]())
+	}
+	code := m.Run()
+	cleanupBuilds()
+	os.Exit(code)
+}
+
+// fake is the test binary started as the learner's program name; what it
+// prints is collected in the returned buffer.
+func fake(t *testing.T, name string) (*Program, *syncBuffer) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(envFake, name)
+	var out syncBuffer
+	p := NewProgram(exe, &out)
+	t.Cleanup(func() { _ = p.Close() })
+	return p, &out
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// recovered calls fn and returns what it panicked with, as text.
+func recovered(fn func()) (msg string, panicked bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg, panicked = fmt.Sprint(r), true
+		}
+	}()
+	fn()
+	return "", false
+}
+
+func wantPlan(t *testing.T, plan replicas.Func, desired int, want replicas.Plan) {
+	t.Helper()
+	var got replicas.Plan
+	if msg, ok := recovered(func() { got = plan(desired, nil, time.Time{}) }); ok {
+		t.Fatalf("Plan(%d, [], now) panicked: %s\n\twant %v", desired, msg, want)
+	}
+	if got.String() != want.String() {
+		t.Fatalf("Plan(%d, [], now) = %v, want %v", desired, got, want)
+	}
+}
+
+func wantPanic(t *testing.T, plan replicas.Func, desired int, wants ...string) string {
+	t.Helper()
+	msg, ok := recovered(func() { plan(desired, nil, time.Time{}) })
+	if !ok {
+		t.Fatalf("Plan(%d, [], now) returned, want a panic", desired)
+	}
+	for _, w := range wants {
+		if !strings.Contains(msg, w) {
+			t.Fatalf("Plan(%d, [], now) panicked with %q, want it to contain %q", desired, msg, w)
+		}
+	}
+	return msg
+}
+
+func TestPlanRoundTrip(t *testing.T) {
+	p, _ := fake(t, "reconcile")
+	plan := Plan(p)
+	wantPlan(t, plan, 2, replicas.Plan{Create: 2})
+	pods := []api.Pod{
+		{ObjectMeta: api.ObjectMeta{Name: "a", UID: "1"}, Status: api.PodStatus{Phase: api.PodRunning}},
+		{ObjectMeta: api.ObjectMeta{Name: "b", UID: "2"}, Status: api.PodStatus{Phase: api.PodPending}},
+	}
+	got := plan(1, pods, time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC))
+	want := reconcile.Plan(1, pods, time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC))
+	if got.String() != want.String() {
+		t.Fatalf("remote Plan(1, [a b]) = %v, want %v (in process)", got, want)
+	}
+}
+
+func TestPanicFailsOnlyItsCall(t *testing.T) {
+	p, _ := fake(t, "reconcile")
+	plan := Plan(p)
+	msg := wantPanic(t, plan, doPanic, "not implemented: Plan")
+	if strings.Contains(msg, "remote:") {
+		t.Errorf("panic = %q, want the implementation's own text", msg)
+	}
+	wantPanic(t, plan, doPrintPanic, "boom 0", "printed before the panic")
+	wantPlan(t, plan, 3, replicas.Plan{Create: 3})
+	if n := len(p.procs); n != 1 {
+		t.Errorf("programs started = %d, want 1 (a panic does not end the program)", n)
+	}
+}
+
+func TestGoexitFailsOnlyItsCall(t *testing.T) {
+	p, _ := fake(t, "reconcile")
+	plan := Plan(p)
+	wantPanic(t, plan, doGoexit, "the implementation called runtime.Goexit")
+	wantPlan(t, plan, 1, replicas.Plan{Create: 1})
+}
+
+func TestExitFailsOnlyItsCall(t *testing.T) {
+	p, out := fake(t, "reconcile")
+	plan := Plan(p)
+	msg := wantPanic(t, plan, doExit, "the implementation's program exited (exit status 7)", "about to exit")
+	if strings.ContainsAny(msg, "\x1b\x16") {
+		t.Errorf("failure message %q holds raw control bytes, want them escaped", msg)
+	}
+	wantPlan(t, plan, 2, replicas.Plan{Create: 2})
+	if n := len(p.procs); n != 2 {
+		t.Errorf("programs started = %d, want 2 (a fresh one after the exit)", n)
+	}
+	got := out.String()
+	for _, want := range []string{OutputPrefix + "about to exit\n", OutputPrefix + `\x1b[31mred\x1b[0m \x16--- PASS`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("forwarded output = %q, want it to contain %q", got, want)
+		}
+	}
+	if strings.ContainsAny(got, "\x1b\x16") {
+		t.Errorf("forwarded output %q holds raw control bytes", got)
+	}
+}
+
+func TestHangCostsOnlyItsCall(t *testing.T) {
+	p, _ := fake(t, "reconcile")
+	p.CallTimeout = 500 * time.Millisecond
+	plan := Plan(p)
+	start := time.Now()
+	wantPanic(t, plan, doHang, "did not return within 500ms", "hanging now")
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("a hanging Plan failed after %v, want about its 500ms deadline", d)
+	}
+	wantPlan(t, plan, 4, replicas.Plan{Create: 4})
+}
+
+func TestOwnStdoutIsOnlyOutput(t *testing.T) {
+	p, out := fake(t, "reconcile")
+	plan := Plan(p)
+	wantPlan(t, plan, doForge, replicas.Plan{Create: 42})
+	p.procs[0].syncOutput()
+	if got := out.String(); !strings.Contains(got, OutputPrefix+`\x00\x00\x00\x1a{"result":{"Create":99}}`) || !strings.Contains(got, OutputPrefix+"--- PASS: TestReconcile") {
+		t.Errorf("forwarded output = %q, want the forged frame and PASS line shown as escaped output", got)
+	}
+}
+
+func TestEscape(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain text\ttab", "plain text\ttab"},
+		{"\x16--- PASS", `\x16--- PASS`},
+		{"\x1b[31mred", `\x1b[31mred`},
+		{"cr\r", `cr\r`[:2] + `\x0d`},
+		{"nul\x00", `nul\x00`},
+		{"bad \xff", `bad \xff`},
+		{"한국어 é", "한국어 é"},
+		{"line\u2028sep", `line\u2028sep`},
+		{"c1\u0085", `c1\u0085`},
+		{`back\slash`, `back\\slash`},
+	} {
+		if got := Escape([]byte(c.in)); got != c.want {
+			t.Errorf("Escape(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestStoreHangHonoursContext(t *testing.T) {
+	p, _ := fake(t, "store")
+	s, err := Opener(p)(t.TempDir())
+	if err != nil {
+		t.Fatalf("Open = %v, want a store", err)
+	}
+	ctx := context.Background()
+	if _, err := s.Put(ctx, "/a", []byte("1")); err != nil {
+		t.Fatalf("Put(/a) = %v, want no error", err)
+	}
+	ctx2, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = s.Put(ctx2, "/hang", []byte("1"))
+	if err == nil || !strings.Contains(err.Error(), "did not return within 2s after its context ended") {
+		t.Fatalf("Put(/hang) = %v, want the hang reported", err)
+	}
+	if d := time.Since(start); d > 6*time.Second {
+		t.Errorf("Put(/hang) returned after %v, want its context's 200ms plus %v", d, hangGrace)
+	}
+	// The store was in the killed program; a new one is in a new program.
+	if _, err := s.Get(ctx, "/a"); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("Get(/a) on the killed program's store = %v, want the kill reported", err)
+	}
+	s2, err := Opener(p)(t.TempDir())
+	if err != nil {
+		t.Fatalf("Open after the kill = %v, want a store from a fresh program", err)
+	}
+	if _, err := s2.Put(ctx, "/b", []byte("1")); err != nil {
+		t.Fatalf("Put(/b) = %v", err)
+	}
+	_ = s2.Close()
+}
+
+func TestStoreErrorsKeepIdentity(t *testing.T) {
+	p, _ := fake(t, "store")
+	s, err := Opener(p)(t.TempDir())
+	if err != nil {
+		t.Fatalf("Open = %v", err)
+	}
+	defer s.Close()
+	_, err = s.Get(context.Background(), "/missing")
+	if !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("Get(/missing) = %v, want an error wrapping storage.ErrNotFound", err)
+	}
+	_, err = s.Put(context.Background(), "/exit", nil)
+	if err == nil || !strings.Contains(err.Error(), "the implementation's program exited (exit status 9)") {
+		t.Fatalf("Put(/exit) = %v, want the program's exit", err)
+	}
+}
+
+func cleanupBuilds() {}
