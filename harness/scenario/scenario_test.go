@@ -16,11 +16,6 @@ import (
 	"github.com/kubekata/kubekata/harness/scenario/catalog"
 )
 
-// ClusterEnv names a cluster program to run the scenarios against
-// instead of the reference: `kata scenario` builds the learner's and sets
-// it, so that the verdict comes from this pristine test binary.
-const ClusterEnv = "KATA_SCENARIO_CLUSTER"
-
 // root is the module root, two levels up from this package.
 var root = filepath.Join("..", "..")
 
@@ -63,10 +58,10 @@ func clusterConfig(t *testing.T) Config {
 	if _, err := os.Stat(filepath.Join(root, "solutions")); err == nil {
 		cfg.Reference = reference
 	}
-	cfg.Binary = os.Getenv(ClusterEnv)
+	cfg.Binary = os.Getenv(catalog.ClusterEnv)
 	if cfg.Binary == "" {
 		if cfg.Reference == nil {
-			t.Skipf("no solutions/ here (a student copy) and $%s is not set: `kata scenario` runs the scenarios against your cluster", ClusterEnv)
+			t.Skipf("no solutions/ here (a student copy) and $%s is not set: `kata scenario` runs the scenarios against your cluster", catalog.ClusterEnv)
 		}
 		bin, err := reference()
 		if err != nil {
@@ -77,7 +72,7 @@ func clusterConfig(t *testing.T) Config {
 	return cfg
 }
 
-// TestScenarios runs every scenario in testdata/scenarios, one subtest
+// TestScenarios (catalog.Test) runs every scenario in testdata/scenarios, one subtest
 // per file, in parallel.
 func TestScenarios(t *testing.T) {
 	if testing.Short() {

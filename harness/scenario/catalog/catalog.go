@@ -21,15 +21,28 @@ import (
 	"strings"
 )
 
-// Dir is where the scenarios live, relative to the module root.
-const Dir = "testdata/scenarios"
+// Where the scenarios live and how they run, shared by the engine's test
+// and kata scenario.
+const (
+	// Dir holds the scenarios, relative to the module root.
+	Dir = "testdata/scenarios"
+	// Package is the engine's package, relative to the module root; its
+	// Test runs every scenario as the subtest Test/<Name>.
+	Package = "harness/scenario"
+	Test    = "TestScenarios"
+	// ClusterEnv names a cluster program for Test to run the scenarios
+	// against instead of the reference; kata scenario builds the
+	// learner's and sets it.
+	ClusterEnv = "KATA_SCENARIO_CLUSTER"
+)
 
 // Scenario is one scenario file.
 type Scenario struct {
 	// Name is the file name without .txtar, also its subtest's name
 	// (TestScenarios/<Name>).
 	Name string
-	// Summary is the header's first sentence or line.
+	// Summary is the header's lead: its text up to the first ": " or
+	// ". " (what the scenario shows, in a few words).
 	Summary string
 	// Needs are the exercise ids the scenario needs.
 	Needs []string
@@ -83,14 +96,19 @@ func Parse(name string, data []byte) (Scenario, error) {
 	if needs != 1 || len(s.Needs) == 0 {
 		return s, fmt.Errorf("catalog: scenario %s: the header needs exactly one line '# needs: NN-topic ...'", name)
 	}
-	s.Summary = firstSentence(strings.Join(summary, " "))
+	s.Summary = lead(strings.Join(summary, " "))
 	return s, nil
 }
 
-// firstSentence cuts text after its first ". ", or returns it whole.
-func firstSentence(text string) string {
-	if i := strings.Index(text, ". "); i >= 0 {
-		return text[:i+1]
+// lead cuts text before its first ": " or after its first ". ", or
+// returns it whole.
+func lead(text string) string {
+	colon, stop := strings.Index(text, ": "), strings.Index(text, ". ")
+	switch {
+	case colon >= 0 && (stop < 0 || colon < stop):
+		return text[:colon]
+	case stop >= 0:
+		return text[:stop+1]
 	}
 	return text
 }

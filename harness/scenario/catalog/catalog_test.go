@@ -16,6 +16,10 @@ func TestParse(t *testing.T) {
 	if s.Summary != "A write survives a crash." || !slices.Equal(s.Needs, []string{"03-store", "04-apiserver"}) {
 		t.Errorf("Parse = %+v, want summary %q and needs [03-store 04-apiserver]", s, "A write survives a crash.")
 	}
+	s, _ = Parse("a_b", []byte("# Data survives: what was written. Then more\n# needs: 04-apiserver\n"))
+	if s.Summary != "Data survives" {
+		t.Errorf("Parse: summary %q, want %q (the text before the first colon)", s.Summary, "Data survives")
+	}
 	for name, c := range map[string]struct{ file, text, want string }{
 		"bad name":    {"Store-Kill", "# x\n# needs: 03-store\n", "<area>_<behaviour>"},
 		"no summary":  {"a_b", "# needs: 03-store\ncluster-start\n", "no comment"},
