@@ -583,7 +583,7 @@ func TestRunLegacyCrashVoidsTheBinary(t *testing.T) {
 		t.Errorf("go test options = %+v, want an overlay, -timeout %v and -run ^(TestAlpha)$", got, DefaultPackageTimeout)
 	}
 	env := strings.Join(append(got.Environ, got.Env...), "\n")
-	for _, want := range []string{"GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false", "GOTOOLCHAIN=local", "GOENV=off", "PWD=" + root} {
+	for _, want := range []string{"GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false -trimpath", "GOTOOLCHAIN=local", "GOENV=off", "PWD=" + root} {
 		if !strings.Contains(env, want) {
 			t.Errorf("go test env %q lacks %q", env, want)
 		}

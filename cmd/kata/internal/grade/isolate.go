@@ -294,9 +294,11 @@ var goEnvKeep = []string{
 //     go.mod toolchain or go line asks for (go reads those from disk,
 //     before the overlay applies);
 //   - GOENV=off: no go env file (which could set GOFLAGS);
-//   - GOFLAGS=-mod=readonly -buildvcs=false: go.mod and go.sum are the
-//     kata's, no vendor directory, and no git run in the learner's
-//     checkout (whose .git/config is the learner's) to stamp a build;
+//   - GOFLAGS=-mod=readonly -buildvcs=false -trimpath: go.mod and go.sum
+//     are the kata's, no vendor directory, no git run in the learner's
+//     checkout (whose .git/config is the learner's) to stamp a build,
+//     and no checkout path in what is compiled, so that every copy of
+//     the course shares the build cache;
 //   - GOWORK=off: no go.work of the learner's;
 //   - PWD: go resolves the overlay's paths against it.
 func goEnv(root string) []string {
@@ -309,7 +311,7 @@ func goEnv(root string) []string {
 	return append(env,
 		"GOTOOLCHAIN=local",
 		"GOENV=off",
-		"GOFLAGS=-mod=readonly -buildvcs=false",
+		"GOFLAGS=-mod=readonly -buildvcs=false -trimpath",
 		"GOWORK=off",
 		"PWD="+root,
 	)
