@@ -319,3 +319,15 @@ func BenchmarkStartToReady(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBaselineExec runs the same program with no arguments (it
+// prints its usage and exits): the cost of starting the process at all,
+// the baseline BenchmarkStartToReady is read against.
+func BenchmarkBaselineExec(b *testing.B) {
+	bin := reference(b)
+	for i := 0; i < b.N; i++ {
+		if err := exec.Command(bin).Run(); err == nil {
+			b.Fatal("the program with no arguments exited 0, want its usage error")
+		}
+	}
+}
