@@ -33,9 +33,13 @@ var reference = sync.OnceValues(func() (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	m := program.DefaultModule
+	// As kata up --reference wires it: the protobuf edge once
+	// harness/protoedge exists.
+	_, err = os.Stat(filepath.Join(root, "harness", "protoedge"))
 	err = program.Build(ctx, root, program.Wiring{
 		Store:     m + "/solutions/03-store",
 		APIServer: m + "/solutions/04-apiserver",
+		Edge:      err == nil,
 	}, bin)
 	return bin, err
 })

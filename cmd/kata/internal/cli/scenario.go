@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,7 +17,7 @@ import (
 
 // kata scenario runs the end-to-end scenarios of testdata/scenarios
 // against the learner's cluster: the parts whose exercises are done,
-// wired as kata up wires them. A scenario whose exercises (its `# needs:`
+// wired by the same code as kata up (clusterWiring, buildCluster). A scenario whose exercises (its `# needs:`
 // line) are not all done does not run; kata says which ones it waits for.
 //
 // kata neither imports the scenario engine (it would link testscript into
@@ -166,39 +165,28 @@ func runScenario(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	hasSolutions := isDir(filepath.Join(root, "solutions"))
-	base := "exercises"
+	const cmd = "kata scenario"
 	done := func(string) bool { return true }
-	wiring := program.Wiring{}
-	if *reference {
-		if !hasSolutions {
-			return errors.New("kata scenario --reference: this is a student copy: there is no solutions/ directory; run kata scenario without --reference to run the scenarios against your own cluster")
-		}
-		base = "solutions"
-		wiring.Store = importPath(base + "/" + storeID)
-		wiring.APIServer = importPath(base + "/" + apiserverID)
-	} else {
+	if !*reference {
 		finished, err := scenarioFinished(env, sel)
 		if err != nil {
 			return err
 		}
 		done = func(id string) bool { return finished[id] }
-		if finished[apiserverID] {
-			wiring.APIServer = importPath(base + "/" + apiserverID)
-			if finished[storeID] {
-				wiring.Store = importPath(base + "/" + storeID)
-			}
-		}
 	}
 	plans := planScenarios(sel, done)
-	u := newUI(env, env.Stdout)
-
 	if pattern := runPattern(plans); pattern != "" {
-		if err := runScenarios(env, root, base, wiring, pattern, plans); err != nil {
+		// The same wiring as kata up: the reference, or the parts the
+		// learner has finished (the in-memory store until 03 is).
+		w, err := clusterWiring(env, root, cmd, *reference, false)
+		if err != nil {
+			return err
+		}
+		if err := runScenarios(env, root, w, pattern, plans); err != nil {
 			return err
 		}
 	}
-	return reportScenarios(u, plans)
+	return reportScenarios(newUI(env, env.Stdout), plans)
 }
 
 // scenarioFinished says which of the exercises the scenarios need are
@@ -252,30 +240,15 @@ func (l *learner) exercises(ids []string) ([]*course.Exercise, error) {
 
 // runScenarios builds the cluster program and runs the scenarios of
 // pattern against it, filling in the plans' verdicts.
-func runScenarios(env *Env, root, base string, w program.Wiring, pattern string, plans []*scenarioPlan) error {
+func runScenarios(env *Env, root string, w program.Wiring, pattern string, plans []*scenarioPlan) error {
 	tmp, err := os.MkdirTemp("", "kata-scenario-")
 	if err != nil {
 		return fmt.Errorf("kata scenario: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "kata-cluster")
-	from := base + "/" + apiserverID
-	if w.Store != "" {
-		from = base + "/" + storeID + " and " + from
-	} else {
-		from += " and the harness's in-memory store"
-	}
-	fmt.Fprintf(env.Stderr, "kata scenario: building the cluster from %s...\n", from)
-	if err := program.Build(env.Ctx, root, w, bin); err != nil {
-		var be *program.BuildError
-		switch {
-		case env.Ctx.Err() != nil:
-			return &exitError{code: 130}
-		case errors.As(err, &be):
-			fmt.Fprintf(env.Stderr, "kata scenario: the cluster does not build:\n%s", indent(be.Output))
-			return &exitError{code: 1}
-		}
-		return fmt.Errorf("kata scenario: %w", err)
+	if err := buildCluster(env, root, "kata scenario", w, bin); err != nil {
+		return err
 	}
 	fmt.Fprintf(env.Stderr, "kata scenario: running the scenarios...\n")
 	rep, err := gotest.Run(env.Ctx, gotest.Options{
