@@ -11,15 +11,16 @@ import (
 )
 
 // SystemNamespaces are the namespaces a cluster has from its first
-// start. kube-apiserver creates `default` in its kubernetes-service
-// controller (pkg/controlplane/controller/kubernetesservice/controller.go,
-// createNamespaceIfNeeded(metav1.NamespaceDefault)) and the other three
-// in the system-namespaces controller
+// start. kube-apiserver's system-namespaces controller
 // (pkg/controlplane/controller/systemnamespaces/system_namespaces_controller.go,
 // started by the post-start hook "start-system-namespaces-controller" in
-// pkg/controlplane/apiserver/server.go with kube-system, kube-public and
-// kube-node-lease). Both create a namespace when it is missing and take
-// AlreadyExists as success.
+// pkg/controlplane/apiserver/server.go) creates each one that is missing
+// and takes AlreadyExists as success. Its list is the option
+// SystemNamespaces: kube-system, kube-public and default
+// (pkg/controlplane/apiserver/options/options.go, NewOptions), to which
+// kube-apiserver adds kube-node-lease (cmd/kube-apiserver/app/options;
+// its options_test.go expects all four). Older releases created default
+// in the bootstrap controller instead; the outcome is the same.
 var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
 
 // Bootstrap creates the SystemNamespaces through the apiserver's HTTP API
