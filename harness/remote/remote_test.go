@@ -310,5 +310,3 @@ func TestStoreErrorsKeepIdentity(t *testing.T) {
 		t.Fatalf("Put(/exit) = %v, want the program's exit", err)
 	}
 }
-
-func cleanupBuilds() {}
