@@ -25,7 +25,7 @@
 //     A server error is printed as kubectl prints it ("Error from server
 //     (Conflict): ..."), to stderr when the command is negated.
 //  3. JSONPath templates, a subset of kubectl's (jsonpath.go says which).
-//  4. Waiting without sleeps: wait RESOURCE/NS/NAME TEMPLATE=VALUE lists
+//  4. Waiting without sleeps: wait-for RESOURCE/NS/NAME TEMPLATE=VALUE lists
 //     then watches the object from the list's resourceVersion, lists again
 //     after a doubling back-off when the watch ends, and at its deadline
 //     says what it saw last. watch-start NAME RESOURCE[/NS] records a

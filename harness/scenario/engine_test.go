@@ -182,3 +182,62 @@ func TestNeedsLinesOnMemoryStore(t *testing.T) {
 		}
 	}
 }
+
+// Each command refuses bad use with a usage line or says what is wrong,
+// and a wait or watch-expect that ends at its deadline says what it saw.
+func TestCommandErrors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts clusters")
+	}
+	cfg := clusterConfig(t)
+	cfg.Reference = nil
+	const pod = "-- web.yaml --\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    app: web\nspec:\n  containers:\n  - name: web\n    image: kata/http-echo\n"
+	cases := map[string]struct{ script, want string }{
+		"usage_start":         {"cluster-start extra\n", "usage: cluster-start [--reference]"},
+		"usage_apply":         {"cluster-start\napply\n", "usage: apply FILE"},
+		"usage_get":           {"cluster-start\nget\n", "usage: get [-l SELECTOR] RESOURCE[/NS[/NAME]] [TEMPLATE]"},
+		"usage_wait":          {"cluster-start\nwait-for pods/default/web\n", "usage: wait-for RESOURCE[/NS]/NAME TEMPLATE=VALUE [--timeout D]"},
+		"usage_wait-timeout":  {"cluster-start\nwait-for pods/default/web {.a}=b --timeout nope\n", "usage: wait-for RESOURCE[/NS]/NAME TEMPLATE=VALUE [--timeout D]"},
+		"usage_watch-start":   {"cluster-start\nwatch-start w\n", "usage: watch-start NAME [-l SELECTOR] RESOURCE[/NS]"},
+		"usage_watch-expect":  {"cluster-start\nwatch-expect w ADDED\n", "usage: watch-expect NAME TYPE OBJECT [--timeout D]"},
+		"usage_delete":        {"cluster-start\ndelete pods/default\n", "usage: delete RESOURCE[/NS]/NAME"},
+		"usage_snapshot-save": {"cluster-start\nsnapshot-save\n", "usage: snapshot-save FILE"},
+		"usage_stop-neg":      {"cluster-start\n! cluster-stop\n", "cluster-stop: unsupported with '!'"},
+		"no_cluster":          {"get pods/default/web\n", "get: no cluster is running (cluster-start first)"},
+		"no_cluster-stop":     {"cluster-stop\n", "cluster-stop: no cluster is running (cluster-start first)"},
+		"twice_start":         {"cluster-start\ncluster-start\n", "cluster-start: a cluster is already running at http://127.0.0.1:"},
+		"running_wipe":        {"cluster-start\nwipe\n", "wipe: the cluster is running (cluster-stop first)"},
+		"running_restore":     {"cluster-start\nsnapshot-restore x.db\n", "snapshot-restore: the cluster is running (cluster-stop first)"},
+		"unknown_resource":    {"cluster-start\nget widgets/default/x\n", `the server doesn't have a resource type "widgets"`},
+		"bad_template":        {"cluster-start\nget pods/default {..name}\n", "recursive descent (..) is not supported"},
+		"neg_success":         {"cluster-start\napply web.yaml\n! get pods/default/web\n" + pod, "get pods/default/web: succeeded unexpectedly"},
+		"bad_manifest":        {"cluster-start\napply bad.yaml\n-- bad.yaml --\nkind: [\n", "apply bad.yaml: scenario: document 1"},
+		"wait_deadline": {"cluster-start\napply web.yaml\nwait-for pods/default/web {.metadata.labels.app}=db --timeout 300ms\n" + pod,
+			`wait-for pods/default/web: {.metadata.labels.app} is not "db" after 300ms; last seen: "web" at resourceVersion `},
+		"wait_absent": {"cluster-start\nwait-for pods/default/web {.metadata.name}=web --timeout 200ms\n",
+			`last seen: pod/web not found at resourceVersion `},
+		"watch_deadline": {"cluster-start\nwatch-start w pods/default\napply web.yaml\nwatch-expect w MODIFIED web --timeout 300ms\n" + pod,
+			`no MODIFIED event for "web"; the watch saw: ADDED web (resourceVersion `},
+		"watch_unknown": {"cluster-start\nwatch-expect nope ADDED web\n", "watch-expect: no watch named nope (watch-start first)"},
+	}
+	var files []string
+	for name, c := range cases {
+		files = append(files, writeScenario(t, name, "# "+name+"\n"+c.script))
+	}
+	rt := runRecorded(t, Params(cfg, ""), files...)
+	for name, c := range cases {
+		if got := rt.results[name]; got != "fail" {
+			t.Errorf("%s: the scenario %s, want fail\n%s", name, got, rt.logs[name])
+			continue
+		}
+		if !strings.Contains(rt.logs[name], c.want) {
+			t.Errorf("%s: the log does not say %q:\n%s", name, c.want, rt.logs[name])
+		}
+	}
+	// cluster-start --reference without a reference skips the scenario.
+	f := writeScenario(t, "no_reference", "# no reference\ncluster-start --reference\n")
+	rt = runRecorded(t, Params(cfg, ""), f)
+	if got := rt.results["no_reference"]; got != "skip" || !strings.Contains(rt.logs["no_reference"], "a student copy has no solutions/") {
+		t.Errorf("cluster-start --reference without a reference: %s, want skip with the reason\n%s", got, rt.logs["no_reference"])
+	}
+}

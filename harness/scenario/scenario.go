@@ -28,12 +28,12 @@ type Config struct {
 	// cluster-start --reference (built on first use); nil when there is
 	// none (a student copy), and a scenario that asks for it is skipped.
 	Reference func() (string, error)
-	// WaitTimeout bounds wait and watch-expect without --timeout;
+	// WaitTimeout bounds wait-for and watch-expect without --timeout;
 	// DefaultWaitTimeout when zero.
 	WaitTimeout time.Duration
 }
 
-// DefaultWaitTimeout is how long wait and watch-expect wait by default.
+// DefaultWaitTimeout is how long wait-for and watch-expect wait by default.
 const DefaultWaitTimeout = 30 * time.Second
 
 // requestTimeout bounds one request to the cluster.
@@ -110,6 +110,16 @@ func (st *state) shutdown() {
 		_ = st.proc.Kill()
 		st.proc = nil
 	}
+	st.closeClient()
+}
+
+// closeClient closes the kept-alive connections to a cluster that is
+// gone.
+func (st *state) closeClient() {
+	if st.kube != nil {
+		st.kube.hc.CloseIdleConnections()
+		st.kube = nil
+	}
 }
 
 // running returns the client of the running cluster, or fails the
@@ -133,7 +143,7 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"replace":          cmdReplace,
 		"get":              cmdGet,
 		"delete":           cmdDelete,
-		"wait":             cmdWait,
+		"wait-for":         cmdWaitFor,
 		"watch-start":      cmdWatchStart,
 		"watch-expect":     cmdWatchExpect,
 		"snapshot-save":    cmdSnapshotSave,
@@ -171,7 +181,9 @@ func startCluster(ts *testscript.TestScript, st *state, bin string) {
 			st.proc = nil
 		}
 	})
-	st.kube = &kube{base: p.URL(), hc: &http.Client{}}
+	// A client of its own per cluster: its kept-alive connections go
+	// when the cluster does.
+	st.kube = &kube{base: p.URL(), hc: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}}
 	ts.Setenv("URL", p.URL())
 	ts.Setenv("KUBECONFIG", p.Kubeconfig())
 }
@@ -211,6 +223,7 @@ func stopCluster(ts *testscript.TestScript, cmd string) {
 	st.running(ts, cmd)
 	p := st.proc
 	st.proc = nil
+	st.closeClient()
 	if err := p.Stop(); err != nil {
 		ts.Fatalf("%s: %v", cmd, err)
 	}
@@ -239,6 +252,7 @@ func cmdClusterKill(ts *testscript.TestScript, neg bool, args []string) {
 	st.running(ts, "cluster-kill")
 	p := st.proc
 	st.proc = nil
+	st.closeClient()
 	ts.Check(p.Kill())
 }
 
@@ -390,19 +404,19 @@ func timeoutFlag(ts *testscript.TestScript, args []string, def time.Duration, us
 	return args, def
 }
 
-// wait RESOURCE/NS/NAME TEMPLATE=VALUE [--timeout D] waits until the
+// wait-for RESOURCE/NS/NAME TEMPLATE=VALUE [--timeout D] waits until the
 // JSONPath TEMPLATE prints VALUE for the object, as kubectl wait
 // --for=jsonpath='{...}'=VALUE does; at the deadline it says what it saw
-// last.
-func cmdWait(ts *testscript.TestScript, neg bool, args []string) {
-	noNeg(ts, neg, "wait")
-	const usage = "usage: wait RESOURCE[/NS]/NAME TEMPLATE=VALUE [--timeout D]"
+// last. (Not "wait": testscript's own wait waits for background commands.)
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "wait-for")
+	const usage = "usage: wait-for RESOURCE[/NS]/NAME TEMPLATE=VALUE [--timeout D]"
 	st := stateOf(ts)
 	args, timeout := timeoutFlag(ts, args, st.cfg.WaitTimeout, usage)
 	if len(args) != 2 {
 		ts.Fatalf("%s", usage)
 	}
-	k := st.running(ts, "wait")
+	k := st.running(ts, "wait-for")
 	r, err := parseRef(args[0])
 	ts.Check(err)
 	end := strings.LastIndex(args[1], "}=")
@@ -415,7 +429,7 @@ func cmdWait(ts *testscript.TestScript, neg bool, args []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if err := k.waitFor(ctx, r, jp, want); err != nil {
-		ts.Fatalf("wait %s: %s is not %q after %v; %v", args[0], tmpl, want, timeout, err)
+		ts.Fatalf("wait-for %s: %s is not %q after %v; %v", args[0], tmpl, want, timeout, err)
 	}
 }
 
