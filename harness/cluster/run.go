@@ -206,9 +206,15 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 		readyTimeout = DefaultReadyTimeout
 	}
 	if err := waitReady(ctx, url, readyTimeout, served); err != nil {
+		if ctx.Err() != nil {
+			return nil // told to stop before it was ready
+		}
 		return err
 	}
 	if err := Bootstrap(ctx, url); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return err
 	}
 

@@ -122,6 +122,7 @@ func (c fakeComponent) Run(ctx context.Context) error {
 // namespaces (409 for one it has).
 type fakeAPIServer struct {
 	ready chan struct{}
+	asked sync.Once
 	ev    *events
 	mu    sync.Mutex
 	ns    map[string]bool
@@ -131,6 +132,7 @@ type fakeAPIServer struct {
 func (f *fakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/readyz":
+		f.asked.Do(func() { f.ev.add("readyz asked") })
 		select {
 		case <-f.ready:
 			w.WriteHeader(http.StatusOK)
@@ -213,9 +215,9 @@ func TestRunOrder(t *testing.T) {
 	stop, done := runInBackground(t, p, Options{DataDir: dir, Nodes: 2, Stdout: out})
 
 	// Not ready yet: /readyz says 503 until fake.ready closes. Wait
-	// until the apiserver is made and has been asked, then look.
+	// until it has been asked once, then look.
 	deadline := time.Now().Add(10 * time.Second)
-	for !contains(ev.list(), "apiserver made") {
+	for !contains(ev.list(), "readyz asked") {
 		if time.Now().After(deadline) {
 			t.Fatalf("Run did not make the apiserver within 10s; events %q", ev.list())
 		}
@@ -243,7 +245,7 @@ func TestRunOrder(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatalf("Run after a stop = %v, want nil", err)
 	}
-	want := []string{"store opened", "apiserver made",
+	want := []string{"store opened", "apiserver made", "readyz asked",
 		"namespace default", "namespace kube-system", "namespace kube-public", "namespace kube-node-lease",
 		"start scheduler", "start controllers", "start kubelet node-1", "start kubelet node-2", "start proxy",
 		"stop proxy", "stop kubelet node-2", "stop kubelet node-1", "stop controllers", "stop scheduler",
@@ -503,3 +505,29 @@ func TestMainUsage(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// Told to stop while waiting for /readyz: a clean stop, no kubeconfig.
+func TestRunStoppedBeforeReady(t *testing.T) {
+	fake := newFakeAPIServer(&events{}) // never ready
+	asked := make(chan struct{})
+	var once sync.Once
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { close(asked) })
+		fake.ServeHTTP(w, r)
+	})
+	dir := t.TempDir()
+	stop, done := runInBackground(t, Parts{APIServer: func(storage.Store) http.Handler { return h }}, Options{DataDir: dir})
+	select {
+	case <-asked:
+	case err := <-done:
+		t.Fatalf("Run returned %v before asking /readyz", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not ask /readyz within 10s")
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("Run stopped before ready = %v, want nil", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, KubeconfigFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Stat(kubeconfig) after a stop before ready = %v, want none", err)
+	}
+}
