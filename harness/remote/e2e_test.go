@@ -252,3 +252,64 @@ func tailOf(s string) string {
 	}
 	return s
 }
+
+// A Goexit, a crash and a hang each cost only the steps whose calls
+// met them; forged passes printed before the crash count for nothing.
+func TestMisbehaviourCostsOnlyItsSteps(t *testing.T) {
+	skipShort(t)
+	const pkg = "harness/remote/internal/gen/misbehaves"
+	src := `package misbehaves
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/replicas"
+	reconcile "github.com/kubekata/kubekata/solutions/01-reconcile"
+)
+
+func Plan(desired int, pods []api.Pod, now time.Time) replicas.Plan {
+	switch {
+	case desired == 5: // a call of step 01 only
+		runtime.Goexit()
+	case desired == 3 && len(pods) == 3 && pods[1].Status.Phase == api.PodUnknown: // a call of step 02 only
+		fmt.Println("--- PASS: TestReconcile/02-steady-state (0.00s)")
+		fmt.Println("\x16--- PASS: TestReconcile/12-burst (0.00s)")
+		os.Exit(3)
+	case desired == 700: // a call of step 12 only
+		select {}
+	}
+	return reconcile.Plan(desired, pods, now)
+}
+`
+	mainSrc, err := ImplMain("01-reconcile", module+"/"+pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mainDir = "harness/remote/internal/gen/misbehavesmain"
+	impl := goBuild(t, "misbehaves", mainDir, map[string][]byte{mainDir + "/main.go": mainSrc, pkg + "/misbehaves.go": []byte(src)}, "build")
+	results, out, took := grade(t, "01-reconcile", impl)
+	t.Logf("graded in %v", took.Round(time.Millisecond))
+	failing := map[string]string{
+		"01-create-missing": "the implementation called runtime.Goexit",
+		"02-steady-state":   "the implementation's program exited (exit status 3)",
+		"12-burst":          "did not return within 5s",
+	}
+	for _, step := range exerciseOf(t, "01-reconcile").StepIDs() {
+		want := "PASS"
+		if failing[step] != "" {
+			want = "FAIL"
+		}
+		if results[step] != want {
+			t.Errorf("step %s = %q, want %s\n%s", step, results[step], want, tailOf(out))
+		}
+	}
+	for step, msg := range failing {
+		if !strings.Contains(out, msg) {
+			t.Errorf("grader output does not say %q (step %s)\n%s", msg, step, tailOf(out))
+		}
+	}
+}

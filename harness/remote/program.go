@@ -129,6 +129,8 @@ type proc struct {
 	cmd      *exec.Cmd
 	stdin    *os.File
 	streams  []*stream
+	// startMark numbers the first line this run printed.
+	startMark int
 
 	mu         sync.Mutex
 	killReason string
@@ -213,6 +215,7 @@ func (p *Program) start() (*proc, error) {
 	_ = outW.Close()
 	_ = errW.Close()
 	pr.cmd, pr.stdin = cmd, inW
+	pr.startMark = p.out.mark()
 	pr.streams = []*stream{newStream(outR, p.out), newStream(errR, p.out)}
 	pr.http = newHTTPClient(pr)
 	go pr.wait(outR, errR)
@@ -223,7 +226,6 @@ func (p *Program) start() (*proc, error) {
 // a child of its own may hold the pipes open) and says how it ended.
 func (pr *proc) wait(outR, errR *os.File) {
 	err := pr.cmd.Wait()
-	mark := pr.p.out.mark()
 	for _, s := range pr.streams {
 		if !s.Wait(exitWait) {
 			break
@@ -245,8 +247,7 @@ func (pr *proc) wait(outR, errR *os.File) {
 		msg = fmt.Sprintf("the implementation's program was killed: %s", pr.killReason)
 	}
 	pr.mu.Unlock()
-	_ = mark
-	if lines := pr.p.out.since(0, exitLines); len(lines) > 0 {
+	if lines := pr.p.out.since(pr.startMark, exitLines); len(lines) > 0 {
 		msg += "; the last lines it printed:" + quoteLines(lines)
 	}
 	pr.exitErr = msg
@@ -295,15 +296,15 @@ func (pr *proc) printed(mark int) string {
 // broken explains a connection that failed during method: the program
 // died, or it broke the protocol.
 func (pr *proc) broken(method string, mark int, err error) error {
+	if errors.Is(err, errGarbage) {
+		return fmt.Errorf("remote: %s: the implementation's program broke the protocol: %v%s", method, err, pr.printed(mark))
+	}
 	t := time.NewTimer(exitWait)
 	defer t.Stop()
 	select {
 	case <-pr.exited:
 		return fmt.Errorf("remote: %s: %s", method, pr.exitErr)
 	case <-t.C:
-	}
-	if errors.Is(err, errGarbage) {
-		return fmt.Errorf("remote: %s: the implementation's program broke the protocol: %v%s", method, err, pr.printed(mark))
 	}
 	return fmt.Errorf("remote: %s: the connection to the implementation's program broke: %v%s", method, err, pr.printed(mark))
 }

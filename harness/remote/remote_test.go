@@ -3,8 +3,12 @@ package remote
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"strings"
@@ -71,7 +75,58 @@ func (s hangingStore) Put(ctx context.Context, key string, value []byte) (storag
 	return s.Store.Put(ctx, key, value)
 }
 
+// garbage answers each call with bytes that are not the protocol's.
+func garbage() Service {
+	raw := func(b []byte) method {
+		return func(c *serverCall) *frame {
+			_, _ = c.conn.c.Write(b)
+			return &frame{Result: []byte(`{"Create":1}`)}
+		}
+	}
+	return Service{exercise: "01-reconcile", methods: map[string]method{
+		"huge":     raw([]byte{0xff, 0xff, 0xff, 0xff}),
+		"notjson":  raw([]byte("\x00\x00\x00\x05hello")),
+		"unknown":  raw([]byte("\x00\x00\x00\x14{\"verdict\":\"PASS\"}  ")),
+		"noanswer": func(c *serverCall) *frame { return &frame{} },
+		"badvalue": func(c *serverCall) *frame { return &frame{Result: []byte(`"PASS"`)} },
+	}}
+}
+
+// fakeAPIServer is a handler over the grader's store, misbehaving on
+// some paths.
+func fakeAPIServer(s storage.Store) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/put":
+			body, _ := io.ReadAll(r.Body)
+			kv, err := s.Put(r.Context(), "/k", body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusCreated)
+			_ = json.NewEncoder(w).Encode(kv)
+		case "/header":
+			fmt.Fprintf(w, "%s %s %q", r.Method, r.URL.RequestURI(), r.Header.Get(headerHandler)+r.Header.Get("X-Test"))
+		case "/panic":
+			panic("not implemented: ServeHTTP")
+		case "/goexit":
+			runtime.Goexit()
+		case "/exit":
+			fmt.Println("exiting from a handler")
+			os.Exit(5)
+		case "/ignorectx":
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			select {}
+		}
+	})
+}
+
 var fakes = map[string]func() Service{
+	"apiserver": func() Service { return APIServerService(fakeAPIServer) },
+	"garbage":   garbage,
 	"reconcile": func() Service { return ReconcileService(misbehaving) },
 	"store": func() Service {
 		return StoreService(func(dir string) (storage.Store, error) {
@@ -308,5 +363,120 @@ func TestStoreErrorsKeepIdentity(t *testing.T) {
 	_, err = s.Put(context.Background(), "/exit", nil)
 	if err == nil || !strings.Contains(err.Error(), "the implementation's program exited (exit status 9)") {
 		t.Fatalf("Put(/exit) = %v, want the program's exit", err)
+	}
+}
+
+// Garbled or forged protocol messages are errors, never answers.
+func TestGarbageIsAnError(t *testing.T) {
+	p, _ := fake(t, "garbage")
+	for _, c := range []struct{ method, want string }{
+		{"huge", "a frame of 4294967295 bytes"},
+		{"notjson", "garbled protocol message"},
+		{"unknown", `unknown field "verdict"`},
+		{"noanswer", "an answer with no result"},
+		{"badvalue", "its answer does not decode"},
+	} {
+		var out replicas.Plan
+		msg, ok := recovered(func() { p.pure(c.method, nil, &out) })
+		if !ok {
+			t.Errorf("call %s = %v, want a failure", c.method, out)
+			continue
+		}
+		if !strings.Contains(msg, "broke the protocol") || !strings.Contains(msg, c.want) {
+			t.Errorf("call %s failed with %q, want it to say the program broke the protocol (%s)", c.method, msg, c.want)
+		}
+	}
+}
+
+func TestAPIServerThroughProxy(t *testing.T) {
+	p, _ := fake(t, "apiserver")
+	st := storage.NewMemory()
+	defer st.Close()
+	h := NewAPIServer(p)(st)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	// The handler writes into the grader's store.
+	resp, err := http.Post(srv.URL+"/put", "text/plain", strings.NewReader("v1"))
+	if err != nil {
+		t.Fatalf("POST /put: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("POST /put = %d %q %s, want 201 application/json", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	kv, err := st.Get(context.Background(), "/k")
+	if err != nil || string(kv.Value) != "v1" {
+		t.Fatalf("the grader's store after POST /put: Get(/k) = %v, %v, want v1", kv, err)
+	}
+
+	// The request arrives as sent, without the proxy's own headers.
+	req, _ := http.NewRequest(http.MethodPatch, srv.URL+"/header?a=%2F&b=1", nil)
+	req.Header.Set("X-Test", "yes")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := `PATCH /header?a=%2F&b=1 "yes"`; string(body) != want {
+		t.Errorf("PATCH /header?a=%%2F&b=1 = %s, want %s", body, want)
+	}
+
+	// A panic, a Goexit and an exit each fail their request only.
+	for _, c := range []struct{ path, want string }{
+		{"/panic", "not implemented: ServeHTTP"},
+		{"/goexit", "the implementation called runtime.Goexit"},
+		{"/exit", "the implementation's program exited (exit status 5)"},
+	} {
+		rec := httptest.NewRecorder()
+		msg, ok := recovered(func() { h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, c.path, nil)) })
+		if !ok || !strings.Contains(msg, c.want) {
+			t.Errorf("GET %s: proxy panicked = %v with %q, want a panic saying %q", c.path, ok, msg, c.want)
+		}
+	}
+	// After the exit, a new handler is in a new program.
+	h2 := NewAPIServer(p)(st)
+	rec := httptest.NewRecorder()
+	h2.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/put", strings.NewReader("v2")))
+	if rec.Code != http.StatusCreated {
+		t.Errorf("POST /put on a handler of the fresh program = %d %s, want 201", rec.Code, rec.Body)
+	}
+}
+
+// A request whose client went away returns only once the program's
+// handler returned, as in one process, so that a suite sees a handler
+// that ignores its context.
+func TestProxyWaitsForTheHandler(t *testing.T) {
+	p, _ := fake(t, "apiserver")
+	st := storage.NewMemory()
+	defer st.Close()
+	h := NewAPIServer(p)(st)
+	returned := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer close(returned)
+		defer func() { _ = recover() }()
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/ignorectx", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET /ignorectx: %v", err)
+	}
+	cancel() // the handler has answered its header: it runs
+	resp.Body.Close()
+	select {
+	case <-returned:
+		t.Fatal("the proxy returned while the program's handler still ran")
+	case <-time.After(300 * time.Millisecond):
+	}
+	_ = p.Close()
+	select {
+	case <-returned:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the proxy did not return after the program was killed")
 	}
 }

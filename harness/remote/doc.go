@@ -1,0 +1,68 @@
+// Package remote carries every exercise's contract across a process
+// boundary, so that grading never runs the learner's code in the process
+// that decides (DESIGN.md rule 9).
+//
+// For grading, the learner's package is built into a program of its own
+// (ImplMain generates its main, which calls Serve with the exercise's
+// service), and the verdict comes from a test binary built only from the
+// pristine harness (GradeTest generates its one test file), which runs
+// the unchanged suite against clients that implement the contract by
+// calling that program ($KATA_IMPL). The package:
+//
+//  1. Serves a contract in the learner's program: ReconcileService (Plan),
+//     LabelsService (the six functions of labelstest.Impl), StoreService
+//     (storage.Store: every method, watches as streams, snapshots and
+//     restores as byte streams, any number of stores and watchers at
+//     once) and APIServerService (the handler, served over real HTTP on a
+//     unix socket, over a store that is the grader's own, reached back
+//     through the store protocol, so that a suite's interfering store
+//     still interferes).
+//  2. Speaks one protocol: a connection per call or stream on a unix
+//     socket the grader listens on and hands the program as an inherited
+//     file, length-prefixed JSON frames of at most 64 MiB. Data crosses as
+//     the JSON the apiserver would send (pods, selectors, key-values);
+//     errors cross as their text, the storage and context sentinels they
+//     wrap (errors.Is keeps working) and a *selector.ParseError they
+//     carry. A watch's events flow against credit the reader grants as it
+//     takes them (at most 128 ahead), so a store still sees a watcher
+//     that stops reading and ends it with storage.ErrSlowWatcher.
+//  3. Gives the suites clients with their constructors' exact types: Plan,
+//     Labels, Opener and NewAPIServer, over a Program that starts
+//     $KATA_IMPL on the first call, starts a fresh one after it died, and
+//     kills and reaps every one it started when the test ends (FromEnv
+//     registers that with t.Cleanup). The environment passes through, so
+//     storetest's and apiservertest's child processes reach the program
+//     too; a program whose grader went away (its stdin closed) exits at
+//     once.
+//  4. Fails only the call that met a failure, never the run, and never
+//     with a verdict:
+//     - a panic in the learner's code panics the client with the same
+//       text and the line of the learner's file it came from;
+//     - runtime.Goexit fails the call with "the implementation called
+//       runtime.Goexit";
+//     - os.Exit, a crash or a kill fails the call with "the
+//       implementation's program exited (exit status N)" and the last lines
+//       the program printed; the next call starts a fresh program (a store
+//       or handler of the dead one keeps failing that way);
+//     - a hang: a call that takes a context (the store's, the apiserver's
+//       requests) honours it, and a program still in the call hangGrace
+//       (2s) after its context ended is killed; a pure function (Plan,
+//       Parse, ...) takes no context, so each call has a deadline of its
+//       own, DefaultCallTimeout (5s: half a step's deadline, so the step
+//       still reports it, and far above what any such call needs), after
+//       which the program is killed;
+//     - a frame that is too large, not JSON, has unknown fields or answers
+//       nothing is a protocol error, the call's failure.
+//  5. Never parses what the program prints. Its stdout and stderr are
+//     forwarded to the grader's stderr line by line, each line prefixed
+//     with OutputPrefix and escaped (Escape: every byte outside printable
+//     text and tab, including test2json's \x16 framing byte and ANSI
+//     escapes, becomes a Go escape), and the lines printed while a call
+//     ran are added to that call's failure message. A protocol frame the
+//     program writes to its own stdout is only output.
+//
+// What this does not stop: the learner's program runs with the grader's
+// user, files and environment unless kata grade separates them (see
+// harness/grade); it can read the harness and the tests, and it can
+// answer calls correctly by any means it likes (that is the exercise).
+package remote
