@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"errors"
+
+	"github.com/fatih/color"
 	"strings"
 	"testing"
 
@@ -68,4 +71,41 @@ func TestPlanAndVerdicts(t *testing.T) {
 	if !strings.Contains(all[1].Output, "no cluster") || !strings.Contains(all[2].Output, "panic: boom") {
 		t.Errorf("readVerdicts outputs = %q, %q; want the scenario's log, and the package's output for one that never ran", all[1].Output, all[2].Output)
 	}
+}
+
+func TestReportScenarios(t *testing.T) {
+	plans := []*scenarioPlan{
+		{Scenario: catalog.Scenario{Name: "a_pass", Summary: "Passes"}, Verdict: "pass"},
+		{Scenario: catalog.Scenario{Name: "b_fail", Summary: "Fails"}, Verdict: "fail", Output: "> get pods/default/web\nFAIL: b_fail.txtar:3: get: Error from server (NotFound)"},
+		{Scenario: catalog.Scenario{Name: "c_skip", Summary: "Skips"}, Verdict: "skip", Output: "> [!kubectl] skip 'kubectl is not on PATH'\nkubectl is not on PATH"},
+		{Scenario: catalog.Scenario{Name: "d_wait", Summary: "Waits"}, Missing: []string{"04-apiserver", "03-store"}},
+	}
+	var out strings.Builder
+	err := reportScenarios(&ui{w: &out, bold: noColor(), dim: noColor(), green: noColor(), red: noColor(), yellow: noColor(), cyan: noColor()}, plans)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 1 {
+		t.Errorf("reportScenarios with a failure = %v, want exit code 1", err)
+	}
+	for _, want := range []string{
+		"✓ a_pass  passes                        Passes\n",
+		"✗ b_fail  FAILS                         Fails\n",
+		"– c_skip  skipped: kubectl is not on PATH  Skips\n",
+		"· d_wait  needs 04-apiserver, 03-store  Waits\n",
+		"✗ b_fail:\n    > get pods/default/web\n    FAIL: b_fail.txtar:3: get: Error from server (NotFound)\n",
+		"Scenarios: 1 passed, 1 failed, 1 skipped, 1 waiting for 03-store, 04-apiserver (kata next)\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("reportScenarios printed:\n%s\nwant a line %q", out.String(), want)
+		}
+	}
+	out.Reset()
+	if err := reportScenarios(&ui{w: &out, bold: noColor(), dim: noColor(), green: noColor(), red: noColor(), yellow: noColor(), cyan: noColor()}, plans[:1]); err != nil {
+		t.Errorf("reportScenarios with only a pass = %v, want nil", err)
+	}
+}
+
+func noColor() *color.Color {
+	c := color.New()
+	c.DisableColor()
+	return c
 }
