@@ -37,22 +37,22 @@
 //  4. Fails only the call that met a failure, never the run, and never
 //     with a verdict:
 //     - a panic in the learner's code panics the client with the same
-//       text and the line of the learner's file it came from;
+//     text and the line of the learner's file it came from;
 //     - runtime.Goexit fails the call with "the implementation called
-//       runtime.Goexit";
+//     runtime.Goexit";
 //     - os.Exit, a crash or a kill fails the call with "the
-//       implementation's program exited (exit status N)" and the last lines
-//       the program printed; the next call starts a fresh program (a store
-//       or handler of the dead one keeps failing that way);
+//     implementation's program exited (exit status N)" and the last lines
+//     the program printed; the next call starts a fresh program (a store
+//     or handler of the dead one keeps failing that way);
 //     - a hang: a call that takes a context (the store's, the apiserver's
-//       requests) honours it, and a program still in the call hangGrace
-//       (2s) after its context ended is killed; a pure function (Plan,
-//       Parse, ...) takes no context, so each call has a deadline of its
-//       own, DefaultCallTimeout (5s: half a step's deadline, so the step
-//       still reports it, and far above what any such call needs), after
-//       which the program is killed;
+//     requests) honours it, and a program still in the call hangGrace
+//     (2s) after its context ended is killed; a pure function (Plan,
+//     Parse, ...) takes no context, so each call has a deadline of its
+//     own, DefaultCallTimeout (5s: half a step's deadline, so the step
+//     still reports it, and far above what any such call needs), after
+//     which the program is killed;
 //     - a frame that is too large, not JSON, has unknown fields or answers
-//       nothing is a protocol error, the call's failure.
+//     nothing is a protocol error, the call's failure.
 //  5. Never parses what the program prints. Its stdout and stderr are
 //     forwarded to the grader's stderr line by line, each line prefixed
 //     with OutputPrefix and escaped (Escape: every byte outside printable

@@ -85,8 +85,10 @@ func garbage() Service {
 	}
 	return Service{exercise: "01-reconcile", methods: map[string]method{
 		"huge":     raw([]byte{0xff, 0xff, 0xff, 0xff}),
-		"notjson":  raw([]byte("\x00\x00\x00\x05hello")),
-		"unknown":  raw([]byte("\x00\x00\x00\x14{\"verdict\":\"PASS\"}  ")),
+		"header":   raw([]byte("\x00\x00\x00\x06\x00\x00\x00\x09{}")),
+		"notjson":  raw([]byte("\x00\x00\x00\x09\x00\x00\x00\x05hello")),
+		"unknown":  raw([]byte("\x00\x00\x00\x16\x00\x00\x00\x12{\"verdict\":\"PASS\"}")),
+		"trailing": raw([]byte("\x00\x00\x00\x08\x00\x00\x00\x02{}xy")),
 		"noanswer": func(c *serverCall) *frame { return &frame{} },
 		"badvalue": func(c *serverCall) *frame { return &frame{Result: []byte(`"PASS"`)} },
 	}}
@@ -151,6 +153,11 @@ func TestMain(m *testing.M) {
 // fake is the test binary started as the learner's program name; what it
 // prints is collected in the returned buffer.
 func fake(t *testing.T, name string) (*Program, *syncBuffer) {
+	t.Helper()
+	return fakeB(t, name)
+}
+
+func fakeB(t testing.TB, name string) (*Program, *syncBuffer) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -371,6 +378,8 @@ func TestGarbageIsAnError(t *testing.T) {
 	p, _ := fake(t, "garbage")
 	for _, c := range []struct{ method, want string }{
 		{"huge", "a frame of 4294967295 bytes"},
+		{"header", "a header of 9 bytes in a frame of 6"},
+		{"trailing", "2 bytes after the header"},
 		{"notjson", "garbled protocol message"},
 		{"unknown", `unknown field "verdict"`},
 		{"noanswer", "an answer with no result"},

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -28,14 +29,16 @@ type frame struct {
 	// A request: the method, its arguments and the caller's deadline.
 	Method   string          `json:"method,omitempty"`
 	Deadline int64           `json:"deadline,omitempty"` // Unix nanoseconds, 0 for none
-	Args     json.RawMessage `json:"args,omitempty"`
+	Args     json.RawMessage `json:"-"`                  // the payload, when HasArgs
+	HasArgs  bool            `json:"args,omitempty"`
 
 	// The final answer of a call: exactly one of Result, Err, Panic and
 	// Goexit (a call that returns no value answers Result "null").
-	Result json.RawMessage `json:"result,omitempty"`
-	Err    *wireError      `json:"err,omitempty"`
-	Panic  *wirePanic      `json:"panic,omitempty"`
-	Goexit bool            `json:"goexit,omitempty"`
+	Result    json.RawMessage `json:"-"` // the payload, when HasResult
+	HasResult bool            `json:"result,omitempty"`
+	Err       *wireError      `json:"err,omitempty"`
+	Panic     *wirePanic      `json:"panic,omitempty"`
+	Goexit    bool            `json:"goexit,omitempty"`
 
 	// Streams: a watch that started, its events and its end (with Err,
 	// nil when the watch ended without one), the grader's credit for more
@@ -155,14 +158,27 @@ type conn struct {
 
 func newConn(c net.Conn) *conn { return &conn{c: c, r: bufio.NewReader(c)} }
 
+// A frame on the wire is its length (4 bytes, big-endian), the length
+// of its header (4 bytes), the header as JSON, and the payload: the
+// arguments or the result, JSON too, kept out of the header so that
+// neither side encodes or scans it twice.
 func (c *conn) write(f *frame) error {
-	data, err := json.Marshal(f)
+	payload := f.Args
+	f.HasArgs, f.HasResult = f.Args != nil, f.Result != nil
+	if f.Result != nil {
+		payload = f.Result
+	}
+	if f.HasArgs && f.HasResult {
+		return errors.New("remote: a frame with both arguments and a result")
+	}
+	header, err := json.Marshal(f)
 	if err != nil {
 		return fmt.Errorf("remote: encoding a message: %w", err)
 	}
-	buf := make([]byte, 4+len(data))
-	binary.BigEndian.PutUint32(buf, uint32(len(data)))
-	copy(buf[4:], data)
+	buf := make([]byte, 8, 8+len(header)+len(payload))
+	binary.BigEndian.PutUint32(buf, uint32(4+len(header)+len(payload)))
+	binary.BigEndian.PutUint32(buf[4:], uint32(len(header)))
+	buf = append(append(buf, header...), payload...)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, err = c.c.Write(buf)
@@ -178,8 +194,8 @@ func (c *conn) read() (*frame, error) {
 		return nil, err
 	}
 	size := binary.BigEndian.Uint32(n[:])
-	if size > maxFrame {
-		return nil, fmt.Errorf("%w: a frame of %d bytes (at most %d)", errGarbage, size, maxFrame)
+	if size > maxFrame || size < 4 {
+		return nil, fmt.Errorf("%w: a frame of %d bytes (from 4 to %d)", errGarbage, size, maxFrame)
 	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(c.r, data); err != nil {
@@ -188,11 +204,29 @@ func (c *conn) read() (*frame, error) {
 		}
 		return nil, err
 	}
+	hlen := binary.BigEndian.Uint32(data)
+	if hlen > size-4 {
+		return nil, fmt.Errorf("%w: a header of %d bytes in a frame of %d", errGarbage, hlen, size)
+	}
+	header, payload := data[4:4+hlen], data[4+hlen:]
 	var f frame
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec := json.NewDecoder(bytes.NewReader(header))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("%w: %v", errGarbage, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: more than one header", errGarbage)
+	}
+	switch {
+	case f.HasArgs && f.HasResult:
+		return nil, fmt.Errorf("%w: both arguments and a result", errGarbage)
+	case f.HasArgs:
+		f.Args = payload
+	case f.HasResult:
+		f.Result = payload
+	case len(payload) > 0:
+		return nil, fmt.Errorf("%w: %d bytes after the header of a frame with no payload", errGarbage, len(payload))
 	}
 	return &f, nil
 }
