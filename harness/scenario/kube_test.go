@@ -34,12 +34,14 @@ func newKube(t *testing.T) *kube {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	t.Cleanup(func() {
+		hc.CloseIdleConnections()
 		if err := p.Stop(); err != nil {
 			t.Errorf("stopping the cluster: %v", err)
 		}
 	})
-	return &kube{base: p.URL(), hc: &http.Client{}}
+	return &kube{base: p.URL(), hc: hc}
 }
 
 func mustManifests(t *testing.T, text string) []object {
