@@ -23,6 +23,7 @@ import (
 // recT is a testscript.T that records each scenario's verdict instead of
 // failing the test, so that a test can run scenarios that must fail.
 type recT struct {
+	wg      sync.WaitGroup // the scenarios running, in parallel
 	mu      sync.Mutex
 	results map[string]string // name: pass, fail or skip
 	logs    map[string]string
@@ -49,12 +50,21 @@ func (t *recT) Verbose() bool   { return false }
 func (t *recT) Log(args ...any) { t.log.WriteString(fmt.Sprintln(args...)) }
 func (t *recT) Run(name string, f func(testscript.T)) {
 	sub := &recT{}
-	done := make(chan struct{})
+	t.wg.Add(1)
 	go func() {
-		defer close(done)
-		f(sub)
+		defer t.wg.Done()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			f(sub)
+		}()
+		<-done
+		t.record(name, sub)
 	}()
-	<-done
+}
+
+// record keeps a finished scenario's verdict and log.
+func (t *recT) record(name string, sub *recT) {
 	verdict := "pass"
 	switch {
 	case sub.failed:
@@ -82,6 +92,7 @@ func runRecorded(t *testing.T, p testscript.Params, files ...string) *recT {
 		testscript.RunT(rt, p)
 	}()
 	<-done
+	rt.wg.Wait()
 	if rt.failed {
 		t.Fatalf("testscript.RunT failed outside any scenario:\n%s", rt.log.String())
 	}
@@ -212,11 +223,11 @@ func TestCommandErrors(t *testing.T) {
 		"bad_template":        {"cluster-start\nget pods/default {..name}\n", "recursive descent (..) is not supported"},
 		"neg_success":         {"cluster-start\napply web.yaml\n! get pods/default/web\n" + pod, "get pods/default/web: succeeded unexpectedly"},
 		"bad_manifest":        {"cluster-start\napply bad.yaml\n-- bad.yaml --\nkind: [\n", "apply bad.yaml: scenario: document 1"},
-		"wait_deadline": {"cluster-start\napply web.yaml\nwait-for pods/default/web {.metadata.labels.app}=db --timeout 300ms\n" + pod,
-			`wait-for pods/default/web: {.metadata.labels.app} is not "db" after 300ms; last seen: "web" at resourceVersion `},
-		"wait_absent": {"cluster-start\nwait-for pods/default/web {.metadata.name}=web --timeout 200ms\n",
+		"wait_deadline": {"cluster-start\napply web.yaml\nwait-for pods/default/web {.metadata.labels.app}=db --timeout 1s\n" + pod,
+			`wait-for pods/default/web: {.metadata.labels.app} is not "db" after 1s; last seen: "web" at resourceVersion `},
+		"wait_absent": {"cluster-start\nwait-for pods/default/web {.metadata.name}=web --timeout 1s\n",
 			`last seen: pod/web not found at resourceVersion `},
-		"watch_deadline": {"cluster-start\nwatch-start w pods/default\napply web.yaml\nwatch-expect w MODIFIED web --timeout 300ms\n" + pod,
+		"watch_deadline": {"cluster-start\nwatch-start w pods/default\napply web.yaml\nwatch-expect w MODIFIED web --timeout 1s\n" + pod,
 			`no MODIFIED event for "web"; the watch saw: ADDED web (resourceVersion `},
 		"watch_unknown": {"cluster-start\nwatch-expect nope ADDED web\n", "watch-expect: no watch named nope (watch-start first)"},
 	}

@@ -198,14 +198,14 @@ func TestWaitForSeesAChange(t *testing.T) {
 	}
 	// A condition that never holds ends at the deadline and says what it
 	// saw last.
-	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	short, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	err := k.waitFor(short, r, jp, "never")
 	if err == nil || !strings.Contains(err.Error(), `last seen: "edge" at resourceVersion`) {
 		t.Fatalf("waitFor(never) = %v, want the last value seen", err)
 	}
 	absent, _ := parseRef("pods/default/absent")
-	short2, cancel2 := context.WithTimeout(ctx, 100*time.Millisecond)
+	short2, cancel2 := context.WithTimeout(ctx, time.Second)
 	defer cancel2()
 	err = k.waitFor(short2, absent, jp, "x")
 	if err == nil || !strings.Contains(err.Error(), "pod/absent not found") {
