@@ -111,7 +111,9 @@ func samples() []struct {
 	meta := func(name string) metav1.ObjectMeta {
 		return metav1.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"app": "web"}, Annotations: map[string]string{"a": "b"}}
 	}
-	tm := func(apiVersion, kind string) metav1.TypeMeta { return metav1.TypeMeta{APIVersion: apiVersion, Kind: kind} }
+	tm := func(apiVersion, kind string) metav1.TypeMeta {
+		return metav1.TypeMeta{APIVersion: apiVersion, Kind: kind}
+	}
 	podSpec := corev1.PodSpec{
 		Containers: []corev1.Container{{
 			Name: "web", Image: "nginx:1.27",
