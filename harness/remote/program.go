@@ -138,6 +138,7 @@ type proc struct {
 	exited  chan struct{}
 	exitErr string // what the program's end looked like, set before exited closes
 	http    *httpClient
+	ep      *endpoint
 }
 
 func (p *Program) start() (*proc, error) {
@@ -218,6 +219,7 @@ func (p *Program) start() (*proc, error) {
 	pr.startMark = p.out.mark()
 	pr.streams = []*stream{newStream(outR, p.out), newStream(errR, p.out)}
 	pr.http = newHTTPClient(pr)
+	pr.ep = &endpoint{pr: pr, path: pr.rpcPath}
 	go pr.wait(outR, errR)
 	return pr, nil
 }
@@ -252,6 +254,7 @@ func (pr *proc) wait(outR, errR *os.File) {
 	}
 	pr.exitErr = msg
 	pr.http.close()
+	pr.ep.closeIdle()
 	_ = os.RemoveAll(pr.dir)
 	close(pr.exited)
 }
@@ -315,9 +318,47 @@ func (pr *proc) broken(method string, mark int, err error) error {
 type endpoint struct {
 	pr   *proc
 	path string
+
+	mu   sync.Mutex
+	idle []*conn // connections whose last call ended cleanly
 }
 
-func (pr *proc) endpoint() *endpoint { return &endpoint{pr: pr, path: pr.rpcPath} }
+func (pr *proc) endpoint() *endpoint { return pr.ep }
+
+// maxIdle bounds the connections an endpoint keeps for reuse.
+const maxIdle = 64
+
+func (ep *endpoint) get() *conn {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	if n := len(ep.idle); n > 0 {
+		c := ep.idle[n-1]
+		ep.idle = ep.idle[:n-1]
+		return c
+	}
+	return nil
+}
+
+func (ep *endpoint) put(c *conn) {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	if len(ep.idle) < maxIdle {
+		ep.idle = append(ep.idle, c)
+		return
+	}
+	_ = c.Close()
+}
+
+// closeIdle closes the connections kept for reuse.
+func (ep *endpoint) closeIdle() {
+	ep.mu.Lock()
+	idle := ep.idle
+	ep.idle = nil
+	ep.mu.Unlock()
+	for _, c := range idle {
+		_ = c.Close()
+	}
+}
 
 // clientCall is one call or stream on its own connection.
 type clientCall struct {
@@ -348,22 +389,25 @@ func (ep *endpoint) open(ctx context.Context, method string, args any, timeout t
 		default:
 		}
 	}
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "unix", ep.path)
-	if err != nil {
-		if ep.pr != nil {
-			return nil, ep.pr.broken(method, cc.mark, err)
+	cc.c = ep.get()
+	if cc.c == nil {
+		var d net.Dialer
+		nc, err := d.DialContext(ctx, "unix", ep.path)
+		if err != nil {
+			if ep.pr != nil {
+				return nil, ep.pr.broken(method, cc.mark, err)
+			}
+			return nil, fmt.Errorf("remote: %s: %w", method, err)
 		}
-		return nil, fmt.Errorf("remote: %s: %w", method, err)
+		cc.c = newConn(nc)
 	}
-	cc.c = newConn(nc)
 	data, err := json.Marshal(args)
 	if err != nil {
-		_ = nc.Close()
+		_ = cc.c.Close()
 		return nil, fmt.Errorf("remote: %s: encoding the arguments: %w", method, err)
 	}
 	if err := cc.c.write(&frame{Method: method, Deadline: deadlineOf(ctx), Args: data}); err != nil {
-		_ = nc.Close()
+		_ = cc.c.Close()
 		if ep.pr != nil {
 			return nil, ep.pr.broken(method, cc.mark, err)
 		}
@@ -401,23 +445,27 @@ func (cc *clientCall) cancel() {
 	}
 }
 
-// settled stops the call's timers: an answer came.
-func (cc *clientCall) settled() {
+// settled stops the call's timers: an answer came. It reports whether
+// the connection is still in step, neither cancelled nor timed out.
+func (cc *clientCall) settled() bool {
 	cc.mu.Lock()
 	cc.finished = true
 	if cc.grace != nil {
 		cc.grace.Stop()
 	}
 	cc.mu.Unlock()
+	clean := true
 	if cc.timer != nil {
-		cc.timer.Stop()
+		clean = cc.timer.Stop()
 	}
-	cc.stopCtx()
+	return cc.stopCtx() && clean
 }
 
 func (cc *clientCall) close() {
 	cc.settled()
-	_ = cc.c.Close()
+	if cc.c != nil {
+		_ = cc.c.Close()
+	}
 }
 
 // recv reads the next frame; a broken connection becomes the error that
@@ -494,7 +542,10 @@ func (ep *endpoint) call(ctx context.Context, method string, args, reply any, ti
 	if err != nil {
 		return &callError{msg: err.Error()}
 	}
-	cc.settled()
+	if cc.settled() {
+		cc.ep.put(cc.c)
+		cc.c = nil
+	}
 	return cc.final(f, reply)
 }
 

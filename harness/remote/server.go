@@ -83,39 +83,75 @@ func serve(l net.Listener, methods map[string]method) {
 	}
 }
 
+// serveConn serves the calls that come on c, one after the other: a
+// caller that got its answer may send the next request on the same
+// connection.
 func serveConn(c *conn, methods map[string]method) {
 	defer c.Close()
-	req, err := c.read()
-	if err != nil {
-		return
-	}
-	m, ok := methods[req.Method]
-	if !ok {
-		_ = c.write(&frame{Err: toWire(fmt.Errorf("remote: no method %q here", req.Method))})
-		return
-	}
-	ctx, cancel := requestContext(req)
-	defer cancel()
-	in := make(chan *frame)
-	done := make(chan struct{})
-	defer close(done)
+	frames := make(chan *frame)
+	stop := make(chan struct{})
+	defer close(stop)
 	go func() {
-		defer close(in)
-		defer cancel()
+		defer close(frames)
 		for {
 			f, err := c.read()
 			if err != nil {
 				return
 			}
 			select {
-			case in <- f:
-			case <-done:
+			case frames <- f:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	for {
+		req, ok := <-frames
+		if !ok || !serveCall(c, methods, req, frames) {
+			return
+		}
+	}
+}
+
+// serveCall serves one request; false when the connection is done: the
+// caller hung up (which cancels the call's context) or a write failed.
+func serveCall(c *conn, methods map[string]method, req *frame, frames <-chan *frame) bool {
+	m, ok := methods[req.Method]
+	if !ok {
+		return c.write(&frame{Err: toWire(fmt.Errorf("remote: no method %q here", req.Method))}) == nil
+	}
+	ctx, cancel := requestContext(req)
+	defer cancel()
+	in := make(chan *frame)
+	callDone := make(chan struct{})
+	alive := make(chan bool, 1)
+	go func() {
+		for {
+			select {
+			case f, ok := <-frames:
+				if !ok {
+					cancel()
+					close(in)
+					alive <- false
+					return
+				}
+				select {
+				case in <- f:
+				case <-callDone:
+					alive <- false // a frame the call did not take: out of step
+					return
+				}
+			case <-callDone:
+				alive <- true
 				return
 			}
 		}
 	}()
 	sc := &serverCall{ctx: ctx, conn: c, args: req.Args, in: in}
-	_ = c.write(guard(func() *frame { return m(sc) }))
+	res := guard(func() *frame { return m(sc) })
+	close(callDone)
+	ok = <-alive
+	return c.write(res) == nil && ok
 }
 
 // handlers are the HTTP handlers a program made (the apiserver's), found
