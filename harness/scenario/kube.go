@@ -37,13 +37,13 @@ type statusError struct {
 }
 
 // Error prints the way kubectl reports a server error
-// (staging/src/k8s.io/kubectl/pkg/cmd/util/helpers.go).
+// (staging/src/k8s.io/kubectl/pkg/cmd/util/helpers.go,
+// StandardErrorMessage).
 func (e *statusError) Error() string {
-	reason := e.reason
-	if reason == "" {
-		reason = http.StatusText(e.code)
+	if e.reason == "" {
+		return "Error from server: " + e.message
 	}
-	return fmt.Sprintf("Error from server (%s): %s", reason, e.message)
+	return fmt.Sprintf("Error from server (%s): %s", e.reason, e.message)
 }
 
 func isNotFound(err error) bool {

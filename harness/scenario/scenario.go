@@ -134,21 +134,36 @@ func (st *state) running(ts *testscript.TestScript, cmd string) *kube {
 // Commands returns the scenario commands, for testscript.Params.Cmds.
 func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		"cluster-start":    cmdClusterStart,
-		"cluster-stop":     cmdClusterStop,
-		"cluster-restart":  cmdClusterRestart,
-		"cluster-kill":     cmdClusterKill,
-		"wipe":             cmdWipe,
-		"apply":            cmdApply,
-		"replace":          cmdReplace,
-		"get":              cmdGet,
-		"delete":           cmdDelete,
-		"wait-for":         cmdWaitFor,
-		"watch-start":      cmdWatchStart,
-		"watch-expect":     cmdWatchExpect,
-		"snapshot-save":    cmdSnapshotSave,
+		// cluster-start [--reference] starts the cluster on $WORK/data.
+		"cluster-start": cmdClusterStart,
+		// cluster-stop stops it cleanly (SIGINT).
+		"cluster-stop": cmdClusterStop,
+		// cluster-restart stops it cleanly and starts it again.
+		"cluster-restart": cmdClusterRestart,
+		// cluster-kill crashes it (SIGKILL).
+		"cluster-kill": cmdClusterKill,
+		// wipe removes the data directory of a stopped cluster.
+		"wipe": cmdWipe,
+		// apply FILE creates or updates objects, as kubectl apply.
+		"apply": cmdApply,
+		// replace FILE writes objects as they are, as kubectl replace.
+		"replace": cmdReplace,
+		// get [-l SELECTOR] RESOURCE[/NS[/NAME]] [TEMPLATE] prints objects or fields.
+		"get": cmdGet,
+		// delete RESOURCE[/NS]/NAME deletes an object.
+		"delete": cmdDelete,
+		// wait-for RESOURCE[/NS]/NAME TEMPLATE=VALUE [--timeout D] waits for a field.
+		"wait-for": cmdWaitFor,
+		// watch-start NAME [-l SELECTOR] RESOURCE[/NS] records a watch's events.
+		"watch-start": cmdWatchStart,
+		// watch-expect NAME TYPE OBJECT [--timeout D] waits for an event.
+		"watch-expect": cmdWatchExpect,
+		// snapshot-save FILE backs up the running cluster's store.
+		"snapshot-save": cmdSnapshotSave,
+		// snapshot-restore FILE restores a backup into a wiped data directory.
 		"snapshot-restore": cmdSnapshotRestore,
-		"kubectl":          cmdKubectl,
+		// kubectl ARGS... runs the real kubectl against the cluster.
+		"kubectl": cmdKubectl,
 	}
 }
 
