@@ -73,12 +73,18 @@ func (o *output) mark() int {
 }
 
 // since returns the lines numbered from mark on, at most n of them (the
-// last ones).
+// last ones), and after them what was printed of a line not ended yet.
 func (o *output) since(mark, n int) []string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	first := max(mark, o.next-len(o.lines), o.next-n)
-	return append([]string(nil), o.lines[len(o.lines)-(o.next-first):]...)
+	lines := append([]string(nil), o.lines[len(o.lines)-(o.next-first):]...)
+	for _, p := range o.partial {
+		if len(p) > 0 {
+			lines = append(lines, Escape(p))
+		}
+	}
+	return lines
 }
 
 // add takes bytes s read; eof ends a line that has no newline.

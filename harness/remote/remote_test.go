@@ -53,6 +53,7 @@ func misbehaving(desired int, pods []api.Pod, now time.Time) replicas.Plan {
 		panic("not implemented: Plan")
 	case doPrintPanic:
 		fmt.Println("printed before the panic")
+		fmt.Print("and a line not ended")
 		panic(fmt.Sprintf("boom %d", len(pods)))
 	case doForge:
 		// A reply frame on its own stdout is only output.
@@ -245,7 +246,7 @@ func TestPanicFailsOnlyItsCall(t *testing.T) {
 	if strings.Contains(msg, "remote:") {
 		t.Errorf("panic = %q, want the implementation's own text", msg)
 	}
-	wantPanic(t, plan, doPrintPanic, "boom 0", "printed before the panic")
+	wantPanic(t, plan, doPrintPanic, "boom 0", "printed before the panic", "and a line not ended")
 	wantPlan(t, plan, 3, replicas.Plan{Create: 3})
 	if n := len(p.procs); n != 1 {
 		t.Errorf("programs started = %d, want 1 (a panic does not end the program)", n)

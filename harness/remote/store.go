@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/kubekata/kubekata/harness/storage"
 )
@@ -343,7 +344,7 @@ func (s *remoteStore) Compact(ctx context.Context, revision int64) error {
 }
 
 // closeTimeout bounds Close, which takes no context.
-const closeTimeout = 10 * 1e9
+const closeTimeout = 10 * time.Second
 
 func (s *remoteStore) Close() error {
 	var out errResult
