@@ -87,7 +87,8 @@ func TestScripts(t *testing.T) {
 			}
 			return nil
 		},
-		Cmds: scriptCmds,
+		Cmds:      scriptCmds,
+		Condition: scriptCondition,
 	})
 }
 

@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -28,6 +32,80 @@ import (
 func init() {
 	scriptCmds["grade-shape"] = cmdGradeShape
 	scriptCmds["workflow-check"] = cmdWorkflowCheck
+	scriptCmds["grader-copy"] = cmdGraderCopy
+	scriptCmds["write-path"] = cmdWritePath
+}
+
+// scriptCondition adds the scenarios' own conditions: [root] holds when
+// the scenarios run as root, so kata grade runs the learner's code as
+// nobody (an attack on kata's own files is only stopped then; as any other
+// user it would succeed on the shared caches, so it is not attempted).
+func scriptCondition(cond string) (bool, error) {
+	switch cond {
+	case "root":
+		return os.Geteuid() == 0, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+// cmdGraderCopy: grader-copy install FILE copies the kata under test to a
+// fresh directory any user can reach (as a Classroom workflow installs its
+// pinned kata), sets $GRADER to it, and writes its path into FILE (for a
+// learner's program to embed and attack); grader-copy check fails unless
+// the copy is still byte for byte the kata under test.
+func cmdGraderCopy(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || (args[0] == "install") != (len(args) == 2) {
+		ts.Fatalf("usage: grader-copy install FILE | grader-copy check")
+	}
+	kata, err := exec.LookPath("kata")
+	ts.Check(err)
+	want, err := os.ReadFile(kata)
+	ts.Check(err)
+	switch args[0] {
+	case "install":
+		dir, err := os.MkdirTemp("/tmp", "kata-grader-")
+		ts.Check(err)
+		ts.Defer(func() { os.RemoveAll(dir) })
+		ts.Check(os.Chmod(dir, 0o755))
+		path := filepath.Join(dir, "kata")
+		ts.Check(os.WriteFile(path, want, 0o755))
+		ts.Setenv("GRADER", path)
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(path), 0o644))
+	case "check":
+		got, err := os.ReadFile(ts.Getenv("GRADER"))
+		ts.Check(err)
+		if !bytes.Equal(got, want) {
+			ts.Fatalf("the grader %s was changed: %d bytes, want the kata's %d", ts.Getenv("GRADER"), len(got), len(want))
+		}
+		entries, err := os.ReadDir(filepath.Dir(ts.Getenv("GRADER")))
+		ts.Check(err)
+		if len(entries) != 1 {
+			ts.Fatalf("the grader's directory holds %d files, want only kata", len(entries))
+		}
+	default:
+		ts.Fatalf("usage: grader-copy install FILE | grader-copy check")
+	}
+}
+
+// cmdWritePath: write-path FILE GOENV-VAR [REL] writes the value of a go
+// env variable (such as GOMODCACHE), joined with REL, into FILE, for a
+// learner's program to embed.
+func cmdWritePath(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: write-path FILE GOENV-VAR [REL]")
+	}
+	out, err := exec.Command("go", "env", args[1]).Output()
+	ts.Check(err)
+	p := strings.TrimSpace(string(out))
+	if len(args) == 3 {
+		matches, err := filepath.Glob(filepath.Join(p, args[2]))
+		ts.Check(err)
+		if len(matches) == 0 {
+			ts.Fatalf("write-path: nothing matches %s under %s", args[2], p)
+		}
+		p = matches[0]
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(p), 0o644))
 }
 
 // shape is what every format must agree on.

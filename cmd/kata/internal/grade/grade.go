@@ -380,7 +380,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep.Tampered = prot.tampered
 
-	tmp, err := os.MkdirTemp("", "kata-grade-")
+	runAs := opts.RunAs
+	if runAs == nil {
+		runAs = unprivileged()
+	}
+	tmpRoot, err := TempRoot(runAs)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(tmpRoot, "kata-grade-")
 	if err != nil {
 		return nil, fmt.Errorf("grade: %w", err)
 	}
@@ -391,10 +399,6 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	runAs := opts.RunAs
-	if runAs == nil {
-		runAs = unprivileged()
-	}
 
 	// Only existing package directories are tested; a missing one is
 	// graded as errors with a message that says so. An exercise with a
@@ -426,7 +430,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		for ip, p := range pkgs {
 			gr.Packages[ip] = p
-			isolatedIP[ip] = true
+		}
+		for _, s := range iso {
+			isolatedIP[course.ModulePath+"/"+dir+"/"+s.Exercise.ID] = true
 		}
 	}
 

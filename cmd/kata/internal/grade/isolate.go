@@ -182,7 +182,6 @@ func isolated(ctx context.Context, opts Options, prot *protection, tmp string, s
 	out := map[string]*gotest.Package{}
 	var mu sync.Mutex
 	sem := make(chan struct{}, max(1, runtime.NumCPU()))
-	var runErr error
 	for _, s := range sel {
 		e := s.Exercise
 		ip := course.ModulePath + "/" + dir + "/" + e.ID
@@ -196,18 +195,21 @@ func isolated(ctx context.Context, opts Options, prot *protection, tmp string, s
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			p, err := runGrader(ctx, opts, s, ip, tmp, bin, runAs)
+			if err != nil {
+				// This exercise's grader did not run: its steps did not
+				// run either, and say why.
+				if p == nil {
+					p = &gotest.Package{ImportPath: ip, Tests: map[string]*gotest.Test{}}
+				}
+				p.Output += strings.TrimPrefix(err.Error(), "gotest: ") + "\n"
+			}
 			mu.Lock()
 			defer mu.Unlock()
-			if err != nil && runErr == nil {
-				runErr = err
-			}
-			if p != nil {
-				out[ip] = p
-			}
+			out[ip] = p
 		}()
 	}
 	wg.Wait()
-	return out, runErr
+	return out, nil
 }
 
 // learnerBuildOutput keeps the compiler's lines about the learner's code,
@@ -329,6 +331,40 @@ func goCmd(ctx context.Context, dir string, env []string, args ...string) ([]byt
 	cmd.Env = env
 	cmd.WaitDelay = 5 * time.Second
 	return cmd.CombinedOutput()
+}
+
+// TempRoot is where a grade run makes its temporary directory: the
+// system's, unless runAs is set and cannot reach it (a TMPDIR inside a
+// directory only kata's user may enter), then /tmp.
+func TempRoot(runAs *gotest.User) (string, error) {
+	dir := os.TempDir()
+	if runAs == nil || reachable(dir) {
+		return dir, nil
+	}
+	if reachable("/tmp") {
+		return "/tmp", nil
+	}
+	return "", fmt.Errorf("grade: the learner's code runs as user %d, which cannot reach %s or /tmp; set TMPDIR to a directory every user may enter", runAs.UID, dir)
+}
+
+// reachable says whether any user may enter dir and every directory above
+// it.
+func reachable(dir string) bool {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	for {
+		fi, err := os.Stat(dir)
+		if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return true
+		}
+		dir = parent
+	}
 }
 
 // unprivileged is the user the learner's code runs as when kata runs as
