@@ -192,6 +192,28 @@ func TestNeedsLinesOnMemoryStore(t *testing.T) {
 			t.Errorf("scenario %s (needs %v) on the in-memory store: %s, want %s\n%s", s.Name, s.Needs, got, want, rt.logs[s.Name])
 		}
 	}
+
+	// cluster-start --reference runs the reference instead (its data
+	// survives a restart, which the in-memory store's would not), and a
+	// restart keeps running it.
+	f := writeScenario(t, "reference_survives-restart", `# --reference starts the reference program
+cluster-start --reference
+apply cm.yaml
+cluster-restart
+get configmaps/default/kept {.data.k}
+stdout '^v$'
+-- cm.yaml --
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: kept
+data:
+  k: v
+`)
+	rt = runRecorded(t, Params(Config{Binary: bin, Reference: reference}, ""), f)
+	if got := rt.results["reference_survives-restart"]; got != "pass" {
+		t.Errorf("cluster-start --reference over an in-memory Binary: %s, want pass\n%s", got, rt.logs["reference_survives-restart"])
+	}
 }
 
 // Each command refuses bad use with a usage line or says what is wrong,
