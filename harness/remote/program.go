@@ -203,6 +203,7 @@ func (p *Program) start() (*proc, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.ExtraFiles = []*os.File{rpcF, httpF}
 	cmd.Dir = dir
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		cleanup()
 		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW} {

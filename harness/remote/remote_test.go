@@ -10,9 +10,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -142,7 +144,27 @@ var fakes = map[string]func() Service{
 	},
 }
 
+// envParent turns the test binary into a grader that starts a program
+// whose init hangs, prints its pid and waits to be killed.
+const envParent = "KATA_REMOTE_TEST_PARENT"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(envParent) != "" {
+		os.Unsetenv(envParent)
+		exe, _ := os.Executable()
+		os.Setenv(envFake, "hanginit")
+		p := NewProgram(exe, io.Discard)
+		pr, err := p.proc()
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		fmt.Println(pr.cmd.Process.Pid)
+		select {}
+	}
+	if name := os.Getenv(envFake); name == "hanginit" {
+		select {} // as a learner's init that never returns
+	}
 	if name := os.Getenv(envFake); name != "" {
 		Serve(fakes[name]())
 	}
@@ -489,4 +511,53 @@ func TestProxyWaitsForTheHandler(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the proxy did not return after the program was killed")
 	}
+}
+
+// A program dies with its grader, even one that never reached Serve.
+func TestProgramDiesWithGrader(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Pdeathsig is Linux's")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), envParent+"=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var pid int
+	if _, err := fmt.Fscan(stdout, &pid); err != nil {
+		t.Fatalf("reading the program's pid from the grader: %v", err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	if !alive(pid) {
+		t.Fatalf("program %d is not running before its grader is killed", pid)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("program %d still runs 10s after its grader was killed", pid)
+		}
+		time.Sleep(10 * time.Millisecond) // polling /proc: there is nothing to wait on
+	}
+}
+
+// alive reports whether pid runs (a zombie has ended).
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
 }
