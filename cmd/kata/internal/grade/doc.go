@@ -44,89 +44,128 @@
 // harness's own _test.go files (they are never compiled into an
 // exercise's test binary), and the *_test.go files of the graded exercise
 // packages. Run compares them with the pristine copies the kata binary
-// carries (the root package's embed), then runs go test with an -overlay
-// that maps every protected path to its pristine copy (written to a
-// temporary directory) and every protected file the kata does not have
-// (an extra _test.go in an exercise, a new file in harness/) to nothing.
-// The overlay also applies to files the harness embeds (course.yaml, so the
-// points too). go runs with GOWORK=off and -mod=readonly, so neither a
-// go.work nor a vendor directory can swap a dependency such as testify;
-// the dependencies are the kata's, so an exercise cannot add a module.
-// A test that passes only because of an edit cannot pass: it runs as the
-// kata shipped it. The changed files are listed in every format, those
-// that could reach a graded test binary: go.mod, go.sum, the exercises'
-// test files, and the files of the harness packages those tests import,
+// carries (the root package's embed), then builds with an -overlay that
+// maps every protected path to its pristine copy (written to a temporary
+// directory) and every protected file the kata does not have (an extra
+// _test.go in an exercise, a new file in harness/) to nothing. The
+// overlay also applies to files the harness embeds (course.yaml, so the
+// points too). The changed files are listed in every format, those that
+// could reach a graded test binary: go.mod, go.sum, the exercises' test
+// files, and the files of the harness packages those tests import,
 // directly or not (read from the pristine copies; an edit to another
 // harness package is put back too, but not reported). The kata's own
-// command, cmd/kata, is not protected: grading runs the kata binary, never
-// the copy's.
+// command, cmd/kata, is not protected: grading runs the kata binary,
+// never the copy's. After the run the protected files are compared again;
+// if one changed while grading, no step of that run earns anything.
 //
-// After the run the protected files are compared again; if the tests
-// themselves changed one (a learner's package can write files while its
-// test binary runs, and a later package might compile the change), no
-// step of that run earns anything, and the report says why.
+// # Isolation
+//
+// The learner's code never runs in the process that decides. For every
+// exercise harness/remote binds (all of them), Run generates two
+// programs and places them through the overlay under
+// harness/internal/kata, a path no copy has: the learner's program
+// (remote.ImplMain: a main that imports the learner's package and serves
+// its contract, built with go build) and the grader (remote.GradeTest: the
+// exercise's unchanged suite run against a client of that contract, built
+// with go test -c in a package that holds only generated test files, so
+// that its binary links the pristine harness and nothing of the
+// learner's). Both are built before any of the learner's code runs. Run
+// then starts each grader binary itself, not through the go command, with
+// -test.v=test2json, and reads verdicts only from the lines the testing
+// package frames with its \x16 byte (gotest.ParseFramed); the grader
+// starts the learner's program ($KATA_IMPL), and everything the program
+// prints reaches the grader as escaped text, shown to the learner as the
+// step's output, never parsed. The rest is defence in depth:
+//
+//   - go runs with a scrubbed environment: GOTOOLCHAIN=local (a go.mod
+//     toolchain line cannot choose another toolchain), GOENV=off, GOFLAGS
+//     of kata's own (-mod=readonly -buildvcs=false -trimpath: no vendor
+//     directory, no git run in the learner's checkout, no caller's
+//     -toolexec), GOWORK=off; only the variables that locate the
+//     toolchain, the caches and the module proxy are passed on.
+//   - The grader runs with an environment of four variables (PATH, HOME
+//     and TMPDIR in a fresh directory of its own, KATA_IMPL), which the
+//     learner's program inherits: no CI variables (GITHUB_ENV,
+//     GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, tokens), no cache paths.
+//   - On Linux kata and every grader are non-dumpable (prctl
+//     PR_SET_DUMPABLE 0), so code of the same user cannot open
+//     /proc/<pid>/fd of either: the pipe the verdicts travel on is held
+//     by those two processes only.
+//   - When kata runs as root (CI, Classroom), the grader and the
+//     learner's program run as nobody (65534), in a directory nobody
+//     owns: they can write neither kata's binary, the toolchain, the
+//     module and build caches, nor the CI's files. Not root, kata cannot
+//     switch users and both run as kata's own user.
+//   - The builds share kata's build cache rather than a fresh one per
+//     submission: the learner's code does not run while they do, and a
+//     fresh cache compiles the standard library again (20 s for one
+//     exercise on two cores, against about 1 s warm). The module cache
+//     stays read-only to go (no -modcacherw).
+//
+// # Crashes and hangs
+//
+// Every step has its own deadline (harness/suite), every call into the
+// learner's program its own (harness/remote: a hanging program is killed
+// and the next call starts a fresh one), the grader binary runs with
+// -test.timeout (PackageTimeout, default 3m), and the whole run is bounded
+// by Timeout (default 10m). A step that leaves through runtime.Goexit
+// fails with "the implementation called runtime.Goexit". Which verdicts
+// stand when a test binary crashes or times out depends on who could
+// have written them: every verdict an isolated grader printed stands (only
+// the pristine harness writes to its stdout), and the steps it had not
+// finished earn nothing; a binary that holds the learner's code (an
+// exercise without a binding, graded the old way with go test and listed
+// as "not isolated") and does not finish by itself earns nothing at all,
+// because the code that crashed it could have printed the passes before.
+// A crash or exit of the learner's program is not a crash of the grader:
+// it fails the calls it broke, so it costs only that exercise's steps.
 //
 // With --solutions (for maintainers), solutions/NN are graded instead of
 // exercises/NN, with the exercise's pristine test files (they are the
 // same file by rule).
 //
-// What this does not stop, stated plainly: the learner's own package is
-// compiled into the test binary and runs with the user's rights. Code in
-// it can print forged test2json lines, exit the process, read or write
-// any file, or change the user's go environment for later runs. The
-// grader keeps honest learners honest and makes editing a test pointless;
-// it is not a sandbox. In GitHub Classroom the same holds for every
-// language's autograder: student code runs inside the grading job.
+// # What is and is not stopped
 //
-// The Classroom workflow itself lives in the student's repository, so a
-// student who edits it (a max-score, a command, the pinned version) can
-// change what Classroom records; that is GitHub Classroom's design, not
-// something a grader inside the workflow can prevent. A teacher who needs
-// certainty checks that .github/ is unchanged since the template and runs
-// `kata grade` with a pinned kata on the submitted repositories.
-//
-// "Pristine" means the files the kata binary was built from: `go run
-// ./cmd/kata` in a checkout rebuilds from the working tree, edits
-// included, so a grade meant to be trusted runs a kata built elsewhere.
+// A teacher can rely on this: with a kata built elsewhere (never `go run
+// ./cmd/kata` in the student's checkout, which rebuilds from the
+// student's files), edited tests, harness, go.mod, go.work, vendor/,
+// symlinks, forged output in any framing, exits, crashes, hangs,
+// Goexit, cgo constructors, writes to the grader's descriptors, a
+// toolchain line and the caller's GOFLAGS all earn nothing, and the
+// Classroom workflow below computes every verdict before any student
+// code runs. What is not stopped: run as a user other than root, the
+// learner's program has that user's rights, so it can change that
+// user's files (the build and module caches, a kata binary it can find,
+// ~/.config) and so the grades of later runs on the same account; grade
+// each submission on a fresh machine or container, or as root. As root it
+// still reaches the network and can use CPU and memory until its
+// deadlines; `--isolate container` (no network, resource limits) is not
+// implemented, so kata refuses it. A student who edits the Classroom
+// workflow itself (its max-score, its command, the pinned version)
+// changes what Classroom records; that is GitHub Classroom's design: a
+// teacher who needs certainty checks that .github/ is unchanged since the
+// template, or runs `kata grade` with a pinned kata on the submitted
+// repositories.
 //
 // # GitHub Classroom
 //
-// The workflow (Workflow, `kata classroom init`) installs kata pinned to
-// a version with `go install <module>/cmd/kata@<version>` into the
-// runner's temporary directory and grades with that binary, never with
-// the student's cmd/kata or its embed, which the student can edit. The
-// class must start from a copy of the same version (`kata classroom
-// export`), so that the pinned harness is the one the exercises were
-// written against.
+// The workflow (Workflow, `kata classroom init`) checks out the code,
+// installs kata pinned to a version with `go install
+// <module>/cmd/kata@<version>` into the runner's temporary directory, and
+// then, in one step, grades every exercise once with that binary, as root
+// (sudo), `--format classroom` into a file, and writes the result to the
+// step's output. autograding-grading-reporter reads it (KATA_RESULTS) and
+// sends Classroom the sum of the tests' scores: one test per kata step,
+// worth its points, so Classroom's total is kata's. No step before the
+// grade runs the student's code, and no step after it runs anything but
+// the reporter, so nothing the student wrote can change a verdict once it
+// is computed. The class must start from a copy of the same version
+// (`kata classroom export`), so that the pinned harness is the one the
+// exercises were written against.
 //
-// autograding-command-grader scores all or nothing: max-score when the
-// command exits 0, else 0. One grader step per exercise would give a
-// student with 4 of 5 steps done nothing for that exercise, so the
-// workflow has one grader step per kata step, worth that step's points,
-// running `kata grade EXERCISE/STEP` (which exits 0 only when that step
-// passes). Classroom's total is then exactly kata's. The steps' ids are
-// "ex" + exercise id + "-" + step id (a step id must start with a
-// letter), and the reporter gets each result as <ID>_RESULTS. An
-// ungraded first step prints the whole table and warms the build cache,
-// so each grader step costs one cached build and one test binary run
-// (about 1.5 s each, measured on two busy cores).
-//
-// The alternative, one plain `run:` step that writes
-// `result=$(kata grade --format classroom)` to $GITHUB_OUTPUT for the
-// reporter, grades in one go test run and also sends Classroom the right
-// total (the reporter adds up the scores), but the reporter's console
-// table scores runners by the share of tests passed, not by points, and
-// the official command grader is what Classroom documents; it stays available
-// through --format classroom for teachers who prefer it.
-//
-// # Deadlines
-//
-// Every step has its own deadline (harness/suite), so a hanging call
-// costs that step. go test runs each exercise's binary with -timeout
-// (PackageTimeout, default 3m) for code that hangs outside a step, and
-// the whole run is bounded by Timeout (default 10m). When a test binary
-// crashes or is stopped, the steps that had finished keep their verdict
-// and the others get status error and no points.
+// The official autograding-command-grader is no longer used: it scores a
+// command all or nothing, which took one grader step per kata step, each
+// running kata again after the student's code had run in earlier steps.
 //
 // # Student copy
 //
