@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,4 +154,67 @@ func TestIsolatedBuildFailure(t *testing.T) {
 		t.Errorf("points = %d, want 0", r.Points())
 	}
 	_ = course.ModulePath
+}
+
+// The grader's test binary links the pristine harness and nothing of the
+// learner's: for every exercise harness/remote binds, go list -deps -test
+// of the generated grader package (placed through an overlay, as Run
+// places it) names no package under exercises/ or solutions/, while the
+// learner's program does import the learner's package.
+func TestGraderLinksNoLearnerCode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	root, err := filepath.Abs("../../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := realRemote()
+	gen := map[string][]byte{}
+	var graders, impls []string
+	for _, id := range r.Exercises {
+		test, err := r.GradeTest(id, graderPkg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		main, err := r.ImplMain(id, course.ModulePath+"/exercises/"+id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gen[graderDir+"/"+id+"/grade_test.go"] = test
+		gen[graderDir+"/"+id+"/nodump_test.go"] = []byte(nodumpTest)
+		gen[implDir+"/"+id+"/main.go"] = main
+		graders = append(graders, "./"+graderDir+"/"+id)
+		impls = append(impls, "./"+implDir+"/"+id)
+	}
+	p := &protection{root: root}
+	overlay, err := p.writeOverlay(t.TempDir(), gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func(args ...string) []string {
+		t.Helper()
+		out, err := goCmd(context.Background(), root, goEnv(root), append([]string{"list", "-overlay=" + overlay}, args...)...)
+		if err != nil {
+			t.Fatalf("go list %v: %v\n%s", args, err, out)
+		}
+		return strings.Fields(string(out))
+	}
+	for _, g := range graders {
+		deps := list(append([]string{"-deps", "-test"}, g)...)
+		for _, d := range deps {
+			if strings.HasPrefix(d, course.ModulePath+"/exercises/") || strings.HasPrefix(d, course.ModulePath+"/solutions/") {
+				t.Errorf("the grader %s links %s, want nothing under exercises/ or solutions/", g, d)
+			}
+		}
+		if !slices.Contains(deps, course.ModulePath+"/harness/remote") {
+			t.Errorf("the grader %s does not link harness/remote: go list -deps = %v", g, deps)
+		}
+	}
+	for i, m := range impls {
+		want := course.ModulePath + "/exercises/" + r.Exercises[i]
+		if deps := list("-deps", m); !slices.Contains(deps, want) {
+			t.Errorf("the learner's program %s does not import %s", m, want)
+		}
+	}
 }
