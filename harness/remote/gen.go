@@ -11,10 +11,11 @@ import (
 // binding is how one exercise crosses the boundary: the program that
 // serves its contract and the test that grades it.
 type binding struct {
-	test    string // the manifest's test function
-	imports []string
-	service string // the expression Serve gets, over the package "impl"
-	run     string // the statement the grader's test runs, with p the Program
+	test        string   // the manifest's test function
+	imports     []string // what the grader's test imports besides remote
+	mainImports []string // what the program imports besides remote and impl
+	service     string   // the expression Serve gets, over the package "impl"
+	run         string   // the statement the grader's test runs, with p the Program
 }
 
 var bindings = map[string]binding{
@@ -25,8 +26,9 @@ var bindings = map[string]binding{
 		run:     "reconciletest.Run(t, remote.Plan(p))",
 	},
 	"02-labels": {
-		test:    "TestLabels",
-		imports: []string{"github.com/kubekata/kubekata/harness/labelstest"},
+		test:        "TestLabels",
+		imports:     []string{"github.com/kubekata/kubekata/harness/labelstest"},
+		mainImports: []string{"github.com/kubekata/kubekata/harness/labelstest"},
 		service: `remote.LabelsService(labelstest.Impl{
 		IsLabelKey:              impl.IsLabelKey,
 		IsLabelValue:            impl.IsLabelValue,
@@ -107,11 +109,7 @@ func ImplMain(exercise, importPath string) ([]byte, error) {
 	if importPath == "" {
 		return nil, fmt.Errorf("remote: ImplMain(%q): empty import path", exercise)
 	}
-	imports := b.imports
-	if exercise == "01-reconcile" || exercise == "03-store" || exercise == "04-apiserver" {
-		imports = nil // the service needs only remote
-	}
-	return render(mainTemplate, map[string]any{"Exercise": exercise, "ImportPath": importPath, "Imports": imports, "Service": b.service})
+	return render(mainTemplate, map[string]any{"Exercise": exercise, "ImportPath": importPath, "Imports": b.mainImports, "Service": b.service})
 }
 
 // GradeTest is the source of a _test.go file of package pkg that runs
