@@ -184,7 +184,10 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 	defer stopServing()
 	served := make(chan error, 1)
 	go func() {
-		served <- Serve(serveCtx, Config{Store: store, Handler: h, Listener: ln,
+		// h is already behind httpguard, with the edge outside it: a
+		// Server of our own keeps Serve from guarding it a second time,
+		// outside the edge, where the guard refused protobuf bodies.
+		served <- Serve(serveCtx, Config{Store: store, Handler: h, Listener: ln, Server: NewServer(h),
 			CompactionInterval: o.CompactionInterval, After: o.After, Log: stderr})
 	}()
 	stopAPIServer := func() error {
