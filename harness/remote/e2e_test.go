@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -17,9 +18,14 @@ import (
 
 // The end-to-end tests build learner's programs and graders with the go
 // tool, as kata grade does: the generated files live only in an overlay,
-// under a directory of this package that does not exist.
+// under a directory of this package that does not exist. Everything is
+// built at once, in two invocations of the go tool, the first time a test
+// needs it.
 
-const module = "github.com/kubekata/kubekata"
+const (
+	module = "github.com/kubekata/kubekata"
+	genDir = "harness/remote/internal/gen"
+)
 
 var (
 	buildOnce sync.Once
@@ -27,98 +33,127 @@ var (
 	buildErr  error
 )
 
-func builds(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() { buildDir, buildErr = os.MkdirTemp("", "kata-remote-test-") })
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return buildDir
-}
-
 func cleanupBuilds() {
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir)
 	}
 }
 
-func moduleRoot(t *testing.T) string {
+// learner's packages of the tests' own, beside exercises/ and solutions/.
+var ownPackages = map[string]string{
+	"forger":     forgerSource(),
+	"misbehaves": misbehavesSource,
+}
+
+// programName is the program built for the learner's package kind
+// ("sol", "stub" or one of ownPackages) and exercise.
+func programName(kind, exercise string) string {
+	return kind + strings.ReplaceAll(exercise, "-", "")
+}
+
+// programs lists every program to build: its name, exercise and the
+// import path of the learner's package.
+func programs() [][3]string {
+	var list [][3]string
+	for _, ex := range Exercises() {
+		list = append(list,
+			[3]string{programName("sol", ex), ex, module + "/solutions/" + ex},
+			[3]string{programName("stub", ex), ex, module + "/exercises/" + ex})
+	}
+	for name := range ownPackages {
+		list = append(list, [3]string{programName(name, "01-reconcile"), "01-reconcile", module + "/" + genDir + "/" + name})
+	}
+	return list
+}
+
+// built builds everything once and returns the directory of the binaries.
+func built(t *testing.T) string {
 	t.Helper()
+	buildOnce.Do(func() { buildDir, buildErr = buildAll() })
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return buildDir
+}
+
+func buildAll() (string, error) {
+	tmp, err := os.MkdirTemp("", "kata-remote-test-")
+	if err != nil {
+		return "", err
+	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
-		t.Fatal(err)
+		return tmp, err
 	}
-	return root
-}
-
-// goBuild builds the package at dir with the go subcommand args, and
-// returns the binary; files (module path to source) exist only in the
-// overlay, in directories that need not exist.
-func goBuild(t *testing.T, name, dir string, files map[string][]byte, args ...string) string {
-	t.Helper()
-	tmp := builds(t)
-	root := moduleRoot(t)
 	replace := map[string]string{}
-	i := 0
-	for file, src := range files {
-		i++
-		path := filepath.Join(tmp, fmt.Sprintf("%s-%d.go", name, i))
-		if err := os.WriteFile(path, src, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	add := func(file string, src []byte) error {
+		path := filepath.Join(tmp, fmt.Sprintf("src%d.go", len(replace)))
 		replace[filepath.Join(root, file)] = path
+		return os.WriteFile(path, src, 0o644)
+	}
+	var mains, graders []string
+	for _, p := range programs() {
+		src, err := ImplMain(p[1], p[2])
+		if err != nil {
+			return tmp, err
+		}
+		dir := genDir + "/" + p[0]
+		if err := add(dir+"/main.go", src); err != nil {
+			return tmp, err
+		}
+		mains = append(mains, "./"+dir)
+	}
+	for name, src := range ownPackages {
+		if err := add(genDir+"/"+name+"/"+name+".go", []byte(src)); err != nil {
+			return tmp, err
+		}
+	}
+	for _, ex := range Exercises() {
+		src, err := GradeTest(ex, "grade")
+		if err != nil {
+			return tmp, err
+		}
+		dir := genDir + "/" + programName("grade", ex)
+		if err := add(dir+"/grade_test.go", src); err != nil {
+			return tmp, err
+		}
+		graders = append(graders, "./"+dir)
 	}
 	overlay, _ := json.Marshal(map[string]any{"Replace": replace})
-	overlayPath := filepath.Join(tmp, name+"-overlay.json")
+	overlayPath := filepath.Join(tmp, "overlay.json")
 	if err := os.WriteFile(overlayPath, overlay, 0o644); err != nil {
-		t.Fatal(err)
+		return tmp, err
 	}
-	bin := filepath.Join(tmp, name)
-	cmdArgs := append(append([]string(nil), args...), "-overlay", overlayPath, "-o", bin, "./"+dir)
-	cmd := exec.Command(filepath.Join(runtimeGOROOT(), "bin", "go"), cmdArgs...)
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(cmdArgs, " "), err, out)
+	bin := filepath.Join(tmp, "bin") + string(filepath.Separator)
+	for _, args := range [][]string{
+		append([]string{"build", "-overlay", overlayPath, "-o", bin}, mains...),
+		append([]string{"test", "-c", "-vet=off", "-overlay", overlayPath, "-o", bin}, graders...),
+	} {
+		cmd := exec.Command(goTool(), args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return tmp, fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
 	}
-	return bin
+	return tmp, nil
 }
 
-func runtimeGOROOT() string {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		return "/usr/local/go"
+func goTool() string {
+	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
+		return p
 	}
-	return strings.TrimSpace(string(out))
+	return "go"
 }
 
-// buildImpl builds the learner's program for exercise from the package
-// at importPath; extra are more files of a package of the test's own.
-func buildImpl(t *testing.T, name, exercise, importPath string) string {
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// program is the built program of kind for exercise.
+func program(t *testing.T, kind, exercise string) string {
 	t.Helper()
-	src, err := ImplMain(exercise, importPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := "harness/remote/internal/gen/" + name
-	return goBuild(t, name, dir, map[string][]byte{dir + "/main.go": src}, "build")
-}
-
-var graders sync.Map // exercise -> binary
-
-func buildGrader(t *testing.T, exercise string) string {
-	t.Helper()
-	if bin, ok := graders.Load(exercise); ok {
-		return bin.(string)
-	}
-	src, err := GradeTest(exercise, "grade")
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := "grade" + strings.ReplaceAll(exercise, "-", "")
-	dir := "harness/remote/internal/gen/" + name
-	bin := goBuild(t, name, dir, map[string][]byte{dir + "/grade_test.go": src}, "test", "-c", "-vet=off")
-	graders.Store(exercise, bin)
-	return bin
+	return filepath.Join(built(t), "bin", programName(kind, exercise))
 }
 
 var stepLine = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (Test\w+)/(\S+) `)
@@ -127,7 +162,7 @@ var stepLine = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (Test\w+)/(\S+) `)
 // result and the grader's output.
 func grade(t *testing.T, exercise, impl string) (map[string]string, string, time.Duration) {
 	t.Helper()
-	bin := buildGrader(t, exercise)
+	bin := filepath.Join(built(t), "bin", programName("grade", exercise)+".test")
 	cmd := exec.Command(bin, "-test.v", "-test.count=1", "-test.timeout=5m")
 	cmd.Env = append(os.Environ(), EnvImpl+"="+impl)
 	start := time.Now()
@@ -167,7 +202,7 @@ func TestSolutionsPassThroughRemote(t *testing.T) {
 	skipShort(t)
 	for _, ex := range Exercises() {
 		t.Run(ex, func(t *testing.T) {
-			impl := buildImpl(t, "sol"+strings.ReplaceAll(ex, "-", ""), ex, module+"/solutions/"+ex)
+			impl := program(t, "sol", ex)
 			results, out, took := grade(t, ex, impl)
 			t.Logf("graded solutions/%s through remote in %v", ex, took.Round(time.Millisecond))
 			for _, step := range exerciseOf(t, ex).StepIDs() {
@@ -184,7 +219,7 @@ func TestStubsFailThroughRemote(t *testing.T) {
 	skipShort(t)
 	for _, ex := range Exercises() {
 		t.Run(ex, func(t *testing.T) {
-			impl := buildImpl(t, "stub"+strings.ReplaceAll(ex, "-", ""), ex, module+"/exercises/"+ex)
+			impl := program(t, "stub", ex)
 			results, out, _ := grade(t, ex, impl)
 			for _, step := range exerciseOf(t, ex).StepIDs() {
 				if results[step] != "FAIL" {
@@ -205,12 +240,34 @@ func TestStubsFailThroughRemote(t *testing.T) {
 // its program is not the process that reports.
 func TestForgedInitEarnsNothing(t *testing.T) {
 	skipShort(t)
-	const pkg = "harness/remote/internal/gen/forger"
-	var forged strings.Builder
+	impl := program(t, "forger", "01-reconcile")
+	results, out, _ := grade(t, "01-reconcile", impl)
 	for _, step := range exerciseOf(t, "01-reconcile").StepIDs() {
+		if results[step] != "FAIL" {
+			t.Errorf("step %s with a forging init = %q, want FAIL\n%s", step, results[step], tailOf(out))
+		}
+	}
+	if !strings.Contains(out, "the implementation's program exited (exit status 0)") {
+		t.Errorf("grader output does not say the program exited:\n%s", tailOf(out))
+	}
+	if strings.Contains(out, "\x16") {
+		t.Errorf("grader output holds a raw \\x16 from the program")
+	}
+}
+
+// forgerSource is a learner's package whose init prints passes for every
+// step of exercise 01, plain and framed as test2json frames them, and
+// exits 0.
+func forgerSource() string {
+	var forged strings.Builder
+	e, err := course.MustLoad().Exercise("01-reconcile")
+	if err != nil {
+		panic(err)
+	}
+	for _, step := range e.StepIDs() {
 		fmt.Fprintf(&forged, "--- PASS: TestReconcile/%s (0.00s)\\n\\x16--- PASS: TestReconcile/%s (0.00s)\\n", step, step)
 	}
-	src := fmt.Sprintf(`package forger
+	return fmt.Sprintf(`package forger
 
 import (
 	"fmt"
@@ -229,24 +286,6 @@ func init() {
 
 func Plan(desired int, pods []api.Pod, now time.Time) replicas.Plan { return replicas.Plan{} }
 `, forged.String(), forged.String())
-	mainSrc, err := ImplMain("01-reconcile", module+"/"+pkg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const mainDir = "harness/remote/internal/gen/forgermain"
-	impl := goBuild(t, "forger", mainDir, map[string][]byte{mainDir + "/main.go": mainSrc, pkg + "/forger.go": []byte(src)}, "build")
-	results, out, _ := grade(t, "01-reconcile", impl)
-	for _, step := range exerciseOf(t, "01-reconcile").StepIDs() {
-		if results[step] != "FAIL" {
-			t.Errorf("step %s with a forging init = %q, want FAIL\n%s", step, results[step], tailOf(out))
-		}
-	}
-	if !strings.Contains(out, "the implementation's program exited (exit status 0)") {
-		t.Errorf("grader output does not say the program exited:\n%s", tailOf(out))
-	}
-	if strings.Contains(out, "\x16") {
-		t.Errorf("grader output holds a raw \\x16 from the program")
-	}
 }
 
 func tailOf(s string) string {
@@ -260,40 +299,7 @@ func tailOf(s string) string {
 // met them; forged passes printed before the crash count for nothing.
 func TestMisbehaviourCostsOnlyItsSteps(t *testing.T) {
 	skipShort(t)
-	const pkg = "harness/remote/internal/gen/misbehaves"
-	src := `package misbehaves
-
-import (
-	"fmt"
-	"os"
-	"runtime"
-	"time"
-
-	"github.com/kubekata/kubekata/harness/api"
-	"github.com/kubekata/kubekata/harness/replicas"
-	reconcile "github.com/kubekata/kubekata/solutions/01-reconcile"
-)
-
-func Plan(desired int, pods []api.Pod, now time.Time) replicas.Plan {
-	switch {
-	case desired == 5: // a call of step 01 only
-		runtime.Goexit()
-	case desired == 3 && len(pods) == 3 && pods[1].Status.Phase == api.PodUnknown: // a call of step 02 only
-		fmt.Println("--- PASS: TestReconcile/02-steady-state (0.00s)")
-		fmt.Println("\x16--- PASS: TestReconcile/12-burst (0.00s)")
-		os.Exit(3)
-	case desired == 700: // a call of step 12 only
-		select {}
-	}
-	return reconcile.Plan(desired, pods, now)
-}
-`
-	mainSrc, err := ImplMain("01-reconcile", module+"/"+pkg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const mainDir = "harness/remote/internal/gen/misbehavesmain"
-	impl := goBuild(t, "misbehaves", mainDir, map[string][]byte{mainDir + "/main.go": mainSrc, pkg + "/misbehaves.go": []byte(src)}, "build")
+	impl := program(t, "misbehaves", "01-reconcile")
 	results, out, took := grade(t, "01-reconcile", impl)
 	t.Logf("graded in %v", took.Round(time.Millisecond))
 	failing := map[string]string{
@@ -335,3 +341,34 @@ func stepSections(out string) map[string]string {
 	}
 	return sections
 }
+
+// misbehavesSource is a learner's package that is the solution of 01,
+// except for a Goexit in a call of step 01, an exit (after printing
+// forged passes) in a call of step 02 and a hang in a call of step 12.
+const misbehavesSource = `package misbehaves
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/replicas"
+	reconcile "github.com/kubekata/kubekata/solutions/01-reconcile"
+)
+
+func Plan(desired int, pods []api.Pod, now time.Time) replicas.Plan {
+	switch {
+	case desired == 5: // a call of step 01 only
+		runtime.Goexit()
+	case desired == 3 && len(pods) == 3 && pods[1].Status.Phase == api.PodUnknown: // a call of step 02 only
+		fmt.Println("--- PASS: TestReconcile/02-steady-state (0.00s)")
+		fmt.Println("\x16--- PASS: TestReconcile/12-burst (0.00s)")
+		os.Exit(3)
+	case desired == 700: // a call of step 12 only
+		select {}
+	}
+	return reconcile.Plan(desired, pods, now)
+}
+`

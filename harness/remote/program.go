@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -142,11 +141,11 @@ type proc struct {
 }
 
 func (p *Program) start() (*proc, error) {
-	dir, err := os.MkdirTemp("", "kata-remote-")
+	dir, err := socketDir()
 	if err != nil {
-		return nil, fmt.Errorf("remote: %w", err)
+		return nil, err
 	}
-	pr := &proc{p: p, dir: dir, rpcPath: filepath.Join(dir, "rpc.sock"), httpPath: filepath.Join(dir, "http.sock"), exited: make(chan struct{})}
+	pr := &proc{p: p, dir: dir, rpcPath: socketName(dir, "rpc"), httpPath: socketName(dir, "http"), exited: make(chan struct{})}
 	var closers []io.Closer
 	cleanup := func() {
 		for _, c := range closers {
@@ -165,21 +164,21 @@ func (p *Program) start() (*proc, error) {
 	}
 	rpcF, err := listen(pr.rpcPath)
 	if err != nil {
-		_ = os.RemoveAll(dir)
+		removeSocketDir(dir)
 		return nil, fmt.Errorf("remote: %w", err)
 	}
 	closers = append(closers, rpcF)
 	httpF, err := listen(pr.httpPath)
 	if err != nil {
 		cleanup()
-		_ = os.RemoveAll(dir)
+		removeSocketDir(dir)
 		return nil, fmt.Errorf("remote: %w", err)
 	}
 	closers = append(closers, httpF)
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		cleanup()
-		_ = os.RemoveAll(dir)
+		removeSocketDir(dir)
 		return nil, fmt.Errorf("remote: %w", err)
 	}
 	outR, outW, err := os.Pipe()
@@ -187,7 +186,7 @@ func (p *Program) start() (*proc, error) {
 		cleanup()
 		_ = inR.Close()
 		_ = inW.Close()
-		_ = os.RemoveAll(dir)
+		removeSocketDir(dir)
 		return nil, fmt.Errorf("remote: %w", err)
 	}
 	errR, errW, err := os.Pipe()
@@ -196,20 +195,19 @@ func (p *Program) start() (*proc, error) {
 		for _, f := range []*os.File{inR, inW, outR, outW} {
 			_ = f.Close()
 		}
-		_ = os.RemoveAll(dir)
+		removeSocketDir(dir)
 		return nil, fmt.Errorf("remote: %w", err)
 	}
 	cmd := exec.Command(p.path)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.ExtraFiles = []*os.File{rpcF, httpF}
-	cmd.Dir = dir
 	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		cleanup()
 		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW} {
 			_ = f.Close()
 		}
-		_ = os.RemoveAll(dir)
+		removeSocketDir(dir)
 		return nil, fmt.Errorf("remote: starting the implementation's program: %w", err)
 	}
 	cleanup()
@@ -256,7 +254,7 @@ func (pr *proc) wait(outR, errR *os.File) {
 	pr.exitErr = msg
 	pr.http.close()
 	pr.ep.closeIdle()
-	_ = os.RemoveAll(pr.dir)
+	removeSocketDir(pr.dir)
 	close(pr.exited)
 }
 

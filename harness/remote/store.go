@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -540,14 +538,14 @@ type backServer struct {
 }
 
 func newBackServer() (*backServer, error) {
-	dir, err := os.MkdirTemp("", "kata-remote-back-")
+	dir, err := socketDir()
 	if err != nil {
-		return nil, fmt.Errorf("remote: %w", err)
+		return nil, err
 	}
-	path := filepath.Join(dir, "store.sock")
+	path := socketName(dir, "store")
 	l, err := net.Listen("unix", path)
 	if err != nil {
-		_ = os.RemoveAll(dir)
+		removeSocketDir(dir)
 		return nil, fmt.Errorf("remote: %w", err)
 	}
 	b := &backServer{dir: dir, path: path, l: l, reg: &stores{}}
@@ -557,7 +555,7 @@ func newBackServer() (*backServer, error) {
 
 func (b *backServer) close() {
 	_ = b.l.Close()
-	_ = os.RemoveAll(b.dir)
+	removeSocketDir(b.dir)
 }
 
 // backServer returns the program's server of the grader's stores.
