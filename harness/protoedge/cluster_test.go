@@ -103,7 +103,9 @@ func startCluster(tb testing.TB, onDisk bool) *testCluster {
 	out := &announcements{ready: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- cluster.Run(ctx, p, cluster.Options{DataDir: dir, Listener: ln, Stdout: out, Stderr: out}) }()
+	go func() {
+		done <- cluster.Run(ctx, p, cluster.Options{DataDir: dir, Listener: ln, Stdout: out, Stderr: out})
+	}()
 	tb.Cleanup(func() {
 		cancel()
 		select {
