@@ -20,7 +20,7 @@ func TestEveryExerciseHasABinding(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got, want := Exercises(), c.IDs(); !slices.Equal(got, want) {
-		t.Fatalf("Exercises() = %v, want the course's %v", got, want)
+		t.Fatalf("Exercises() = %v, want the course's %v: every exercise is graded across a process boundary, so a new one needs its binding in harness/remote (a Service for its program, a client with its suite's constructor type, and its entry in gen.go)", got, want)
 	}
 	for _, e := range c.Exercises {
 		main, err := ImplMain(e.ID, module+"/exercises/"+e.ID)
