@@ -17,23 +17,28 @@
 //     unix socket, over a store that is the grader's own, reached back
 //     through the store protocol, so that a suite's interfering store
 //     still interferes).
-//  2. Speaks one protocol: a connection per call or stream on a unix
-//     socket the grader listens on and hands the program as an inherited
-//     file, length-prefixed JSON frames of at most 64 MiB. Data crosses as
-//     the JSON the apiserver would send (pods, selectors, key-values);
-//     errors cross as their text, the storage and context sentinels they
-//     wrap (errors.Is keeps working) and a *selector.ParseError they
-//     carry. A watch's events flow against credit the reader grants as it
-//     takes them (at most 128 ahead), so a store still sees a watcher
-//     that stops reading and ends it with storage.ErrSlowWatcher.
+//  2. Speaks one protocol over unix sockets (abstract ones on Linux, so
+//     that nothing is left on disk by a grader that dies): the grader
+//     creates the program's listeners and hands them over as inherited
+//     files (3: calls, 4: HTTP), and each call or stream has a connection
+//     of its own, reused by the next call once it ended cleanly. Frames
+//     are length-prefixed, at most 64 MiB: a JSON header and, apart from
+//     it, the JSON of the arguments or the result. Data crosses as the
+//     JSON the apiserver would send (pods, selectors, key-values); errors
+//     cross as their text, the storage and context sentinels they wrap
+//     (errors.Is keeps working) and a *selector.ParseError they carry. A
+//     watch's events flow against credit the reader grants as it takes
+//     them (at most 128 ahead), so a store still sees a watcher that stops
+//     reading and ends it with storage.ErrSlowWatcher.
 //  3. Gives the suites clients with their constructors' exact types: Plan,
 //     Labels, Opener and NewAPIServer, over a Program that starts
 //     $KATA_IMPL on the first call, starts a fresh one after it died, and
 //     kills and reaps every one it started when the test ends (FromEnv
 //     registers that with t.Cleanup). The environment passes through, so
-//     storetest's and apiservertest's child processes reach the program
-//     too; a program whose grader went away (its stdin closed) exits at
-//     once.
+//     storetest's child processes reach the program too. A program whose
+//     grader went away exits at once: it watches its stdin, and on Linux
+//     the kernel kills it with its parent (Pdeathsig), even when the
+//     learner's init never returned.
 //  4. Fails only the call that met a failure, never the run, and never
 //     with a verdict:
 //     - a panic in the learner's code panics the client with the same
