@@ -561,3 +561,44 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
 }
+
+// A watcher that reads nothing is ended by the store, however much the
+// boundary could buffer: the events in flight stay within the credit
+// window, a bound of its own rather than the sockets' buffers.
+func TestWatchSlackIsBounded(t *testing.T) {
+	p, _ := fake(t, "store")
+	s, err := Opener(p)(t.TempDir())
+	if err != nil {
+		t.Fatalf("Open = %v", err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, err := s.Watch(ctx, "/", 0)
+	if err != nil {
+		t.Fatalf("Watch = %v", err)
+	}
+	const perTxn, txns = 100, 3 * storage.WatchBuffer / 100
+	for i := 0; i < txns; i++ {
+		ops := make([]storage.Op, perTxn)
+		for j := range ops {
+			ops[j] = storage.PutOp(fmt.Sprintf("/%02d%02d", i, j), nil)
+		}
+		if _, err := s.Txn(ctx, storage.Txn{Then: ops}); err != nil {
+			t.Fatalf("Txn %d = %v", i, err)
+		}
+	}
+	got := 0
+	for range w.Events() {
+		got++
+	}
+	if !errors.Is(w.Err(), storage.ErrSlowWatcher) {
+		t.Fatalf("Err() of the watcher that read nothing = %v, want %v", w.Err(), storage.ErrSlowWatcher)
+	}
+	t.Logf("the watcher that read nothing got %d of %d events", got, perTxn*txns)
+	// The window is 128 events; the sockets alone would let a few hundred
+	// more through.
+	if limit := storage.WatchBuffer + perTxn + 128 + 1; got > limit {
+		t.Errorf("the watcher that read nothing got %d events before its end, want at most %d (the store's buffer, one transaction, a credit window of 128)", got, limit)
+	}
+}
