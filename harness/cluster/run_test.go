@@ -528,3 +528,59 @@ func TestRunStoppedBeforeReady(t *testing.T) {
 		t.Errorf("Stat(kubeconfig) after a stop before ready = %v, want none", err)
 	}
 }
+
+// The edge is outermost: it sees a body before httpguard, which refuses
+// a media type the apiserver does not read (415), and httpguard is still
+// in front of the apiserver.
+func TestRunEdgeOutermost(t *testing.T) {
+	var got []string
+	var mu sync.Mutex
+	apiserver := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/readyz":
+			return // 200
+		case "/api/v1/namespaces":
+			w.WriteHeader(http.StatusCreated)
+			return
+		}
+		mu.Lock()
+		got = append(got, r.Header.Get("Content-Type"))
+		mu.Unlock()
+		w.WriteHeader(http.StatusCreated)
+	})
+	// The edge turns application/x-edge into JSON, as protoedge turns
+	// protobuf.
+	edge := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Content-Type") == "application/x-edge" {
+				r.Header.Set("Content-Type", "application/json")
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	out := newLines()
+	_, done := runInBackground(t, Parts{APIServer: func(storage.Store) http.Handler { return apiserver }, Edge: edge}, Options{DataDir: t.TempDir(), Stdout: out})
+	line := out.waitLine(t, "kata up: the apiserver is listening on ", done)
+	url := strings.Fields(strings.TrimPrefix(line, "kata up: the apiserver is listening on "))[0]
+	post := func(ct string) int {
+		req, _ := http.NewRequest(http.MethodPost, url+"/api/v1/namespaces/default/configmaps", strings.NewReader("{}"))
+		req.Header.Set("Content-Type", ct)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post("application/x-edge"); code != http.StatusCreated {
+		t.Errorf("POST with a body only the edge reads = %d, want 201 (the edge before httpguard)", code)
+	}
+	if code := post("text/plain"); code != http.StatusUnsupportedMediaType {
+		t.Errorf("POST text/plain = %d, want 415 from httpguard, still in front of the apiserver", code)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0] != "application/json" {
+		t.Errorf("the apiserver saw Content-Types %q, want only the edge's application/json", got)
+	}
+}
