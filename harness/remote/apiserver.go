@@ -158,16 +158,16 @@ func NewAPIServer(p *Program) func(storage.Store) http.Handler {
 	return func(s storage.Store) http.Handler {
 		back, err := p.backServer()
 		if err != nil {
-			panic(err.Error())
+			repanic(err.Error())
 		}
 		pr, err := p.proc()
 		if err != nil {
-			panic(err.Error())
+			repanic(err.Error())
 		}
 		var out newResult
 		args := newArgs{Back: back.path, Store: back.reg.add(s)}
 		if err := pr.endpoint().call(context.Background(), "apiserver.New", args, &out, p.callTimeout()); err != nil {
-			panic(err.Error())
+			repanic(err.Error())
 		}
 		if out.ID == 0 {
 			return nil
@@ -230,18 +230,18 @@ func (px *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			px.waitHandler(reqID)
 			return
 		}
-		panic(pr.broken(method, mark, err).Error())
+		repanic(pr.broken(method, mark, err).Error())
 	}
 	defer resp.Body.Close()
 	if v := resp.Header.Get(headerPanic); v != "" {
 		var wp wirePanic
 		if json.Unmarshal([]byte(v), &wp) != nil {
-			panic(fmt.Sprintf("remote: %s: the implementation's program broke the protocol: a panic header that does not decode", method))
+			repanic(fmt.Sprintf("remote: %s: the implementation's program broke the protocol: a panic header that does not decode", method))
 		}
-		panic(&Panic{Value: wp.Value + pr.printed(mark), Where: wp.Where})
+		repanic(&Panic{Value: wp.Value + pr.printed(mark), Where: wp.Where})
 	}
 	if resp.Header.Get(headerGoexit) != "" {
-		panic("remote: " + method + ": " + goexitMessage + pr.printed(mark))
+		repanic("remote: " + method + ": " + goexitMessage + pr.printed(mark))
 	}
 	for k, vs := range resp.Header {
 		w.Header()[k] = vs

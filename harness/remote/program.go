@@ -503,7 +503,7 @@ func (cc *clientCall) final(f *frame, reply any) error {
 		if cc.ep.pr != nil {
 			p.Value += cc.ep.pr.printed(cc.mark)
 		}
-		panic(p)
+		repanic(p)
 	case f.Goexit:
 		return &callError{msg: "remote: " + cc.method + ": " + goexitMessage + cc.printed()}
 	case f.Err != nil:
@@ -554,13 +554,13 @@ func (ep *endpoint) call(ctx context.Context, method string, args, reply any, ti
 func (p *Program) pure(method string, args, reply any) {
 	pr, err := p.proc()
 	if err != nil {
-		panic(err.Error())
+		repanic(err.Error())
 	}
 	if err := pr.endpoint().call(context.Background(), method, args, reply, p.callTimeout()); err != nil {
 		var ce *callError
 		if errors.As(err, &ce) {
-			panic(ce.msg)
+			repanic(ce.msg)
 		}
-		panic(err.Error())
+		repanic(err.Error())
 	}
 }
