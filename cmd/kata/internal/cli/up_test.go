@@ -32,12 +32,14 @@ func TestUpReference(t *testing.T) {
 		t.Skip("no solutions/03-store in this checkout")
 	}
 	data := t.TempDir()
+	var lastStderr *lockedBuffer
 
 	start := func() (url string, stop func() string) {
 		t.Helper()
 		ctx, cancel := context.WithCancel(context.Background())
 		pr, pw := io.Pipe()
 		stderr := &lockedBuffer{}
+		lastStderr = stderr
 		env := &Env{Ctx: ctx, Stdin: strings.NewReader(""), Stdout: pw, Stderr: stderr, Dir: root, Getenv: os.Getenv}
 		code := make(chan int, 1)
 		go func() {
@@ -90,6 +92,11 @@ func TestUpReference(t *testing.T) {
 
 	url, stop := start()
 	kubeconfig := filepath.Join(data, "kubeconfig")
+	for _, row := range []string{"    store        solutions/03-store", "    apiserver    solutions/04-apiserver", "    scheduler    absent"} {
+		if !strings.Contains(lastStderr.String(), row+" ") {
+			t.Errorf("kata up --reference printed no row %q in its table of parts; stderr:\n%s", row, lastStderr.String())
+		}
+	}
 	if _, err := os.Stat(kubeconfig); err != nil {
 		t.Fatalf("kata up wrote no kubeconfig: %v", err)
 	}
