@@ -41,8 +41,16 @@ func cleanupBuilds() {
 
 // learner's packages of the tests' own, beside exercises/ and solutions/.
 var ownPackages = map[string]string{
-	"forger":     forgerSource(),
-	"misbehaves": misbehavesSource,
+	"forger":          forgerSource(),
+	"misbehaves":      misbehavesSource,
+	"storemisbehaves": storeMisbehavesSource,
+}
+
+// ownExercise is the exercise of each of ownPackages.
+var ownExercise = map[string]string{
+	"forger":          "01-reconcile",
+	"misbehaves":      "01-reconcile",
+	"storemisbehaves": "03-store",
 }
 
 // programName is the program built for the learner's package kind
@@ -61,7 +69,7 @@ func programs() [][3]string {
 			[3]string{programName("stub", ex), ex, module + "/exercises/" + ex})
 	}
 	for name := range ownPackages {
-		list = append(list, [3]string{programName(name, "01-reconcile"), "01-reconcile", module + "/" + genDir + "/" + name})
+		list = append(list, [3]string{programName(name, ownExercise[name]), ownExercise[name], module + "/" + genDir + "/" + name})
 	}
 	return list
 }
@@ -372,3 +380,74 @@ func Plan(desired int, pods []api.Pod, now time.Time) replicas.Plan {
 	return reconcile.Plan(desired, pods, now)
 }
 `
+
+// storeMisbehavesSource is the solution's store, except that Compact(4)
+// exits the program (only step 10 compacts at 4) and a Restore into an
+// open store ends through runtime.Goexit (only step 13 restores into one).
+const storeMisbehavesSource = `package storemisbehaves
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+
+	"github.com/kubekata/kubekata/harness/storage"
+	store "github.com/kubekata/kubekata/solutions/03-store"
+)
+
+type misbehaving struct{ storage.Store }
+
+func Open(dir string) (storage.Store, error) {
+	s, err := store.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return misbehaving{s}, nil
+}
+
+func (s misbehaving) Compact(ctx context.Context, rev int64) error {
+	if rev == 4 {
+		fmt.Println("--- PASS: TestStore/10-compact (0.00s)")
+		os.Exit(6)
+	}
+	return s.Store.Compact(ctx, rev)
+}
+
+func (s misbehaving) Restore(ctx context.Context, r io.Reader) error {
+	if _, err := s.Store.Get(ctx, "/"); !errors.Is(err, storage.ErrClosed) {
+		runtime.Goexit()
+	}
+	return s.Store.Restore(ctx, r)
+}
+`
+
+// A crash and a Goexit in a store cost only the steps whose calls met
+// them; the watch, snapshot and restore streams of the other steps work.
+func TestStoreMisbehaviourCostsOnlyItsSteps(t *testing.T) {
+	skipShort(t)
+	impl := program(t, "storemisbehaves", "03-store")
+	results, out, took := grade(t, "03-store", impl)
+	t.Logf("graded in %v", took.Round(time.Millisecond))
+	failing := map[string]string{
+		"10-compact":  "the implementation's program exited (exit status 6)",
+		"13-snapshot": "the implementation called runtime.Goexit",
+	}
+	for _, step := range exerciseOf(t, "03-store").StepIDs() {
+		want := "PASS"
+		if failing[step] != "" {
+			want = "FAIL"
+		}
+		if results[step] != want {
+			t.Errorf("step %s = %q, want %s\n%s", step, results[step], want, tailOf(out))
+		}
+	}
+	sections := stepSections(out)
+	for step, msg := range failing {
+		if !strings.Contains(sections[step], msg) {
+			t.Errorf("step %s does not say %q:\n%s", step, msg, sections[step])
+		}
+	}
+}
