@@ -261,6 +261,23 @@ func SaveSnapshot(ctx context.Context, dataDir string, w io.Writer) error {
 	return nil
 }
 
+// Running says whether a cluster program is running with its data in
+// dataDir (it answers on the admin endpoint announced in
+// dataDir/admin.json), and its process id. A crash leaves admin.json
+// behind; a file whose endpoint does not answer is not a running cluster.
+func Running(ctx context.Context, dataDir string) (pid int, ok bool) {
+	info, err := admin.Read(dataDir)
+	if err != nil {
+		return 0, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if !admin.Alive(ctx, info) {
+		return 0, false
+	}
+	return info.PID, true
+}
+
 // Restore runs `bin restore --data-dir DIR FILE`, which loads the
 // snapshot FILE into the store in DIR. When DIR's store already holds
 // data the error wraps storage.ErrNotEmpty and nothing was changed;

@@ -331,3 +331,26 @@ func BenchmarkBaselineExec(b *testing.B) {
 		}
 	}
 }
+
+// Running is true while the program serves, false after a stop and
+// after a crash (which leaves admin.json behind).
+func TestRunning(t *testing.T) {
+	bin := reference(t)
+	dir := t.TempDir()
+	if _, ok := Running(context.Background(), dir); ok {
+		t.Fatalf("Running(an empty directory) = true, want false")
+	}
+	p := start(t, bin, dir)
+	if pid, ok := Running(context.Background(), dir); !ok || pid != p.Pid() {
+		t.Errorf("Running while it serves = %d, %v; want %d, true", pid, ok, p.Pid())
+	}
+	if err := p.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "admin.json")); err != nil {
+		t.Fatalf("after a crash: Stat(admin.json) = %v, want it left behind", err)
+	}
+	if _, ok := Running(context.Background(), dir); ok {
+		t.Errorf("Running after a crash = true, want false (admin.json is stale)")
+	}
+}

@@ -159,6 +159,9 @@ func snapshotRestore(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if pid, ok := program.Running(env.Ctx, dir); ok {
+		return fmt.Errorf("%s: a cluster is running with its data in %s (pid %d); a restore goes into an empty directory, never under a running cluster", cmd, dir, pid)
+	}
 	root, err := findRoot(env.Dir)
 	if err != nil {
 		return err

@@ -97,6 +97,9 @@ func runUp(env *Env, args []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("kata up: %w", err)
 	}
+	if pid, ok := program.Running(env.Ctx, dir); ok {
+		return fmt.Errorf("kata up: a cluster is already running with its data in %s (pid %d); stop it first (Ctrl-C where it runs), or pick another --data-dir", dir, pid)
+	}
 
 	tmp, err := os.MkdirTemp("", "kata-up-")
 	if err != nil {

@@ -15,7 +15,10 @@
 //     snapshot is written, or the error that cut it short, so that a
 //     truncated snapshot is never taken for a whole one. A wrong or
 //     missing token gets 401 and nothing else.
-//  3. Fetch: the client side of both, used by harness/cluster/program.
+//  3. Ping: GET /ping with the token answers 200 while the cluster runs,
+//     so that a second cluster, or a restore, on the same directory is
+//     refused at once with a clear message.
+//  4. Fetch and Alive: the client side, used by harness/cluster/program.
 package admin
 
 import (
@@ -135,6 +138,10 @@ func Handler(token string, snapshot func(ctx context.Context, w io.Writer) error
 			http.Error(w, "admin: a wrong or missing token", http.StatusUnauthorized)
 			return
 		}
+		if r.URL.Path == "/ping" {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
 		if r.URL.Path != "/snapshot" {
 			http.NotFound(w, r)
 			return
@@ -183,4 +190,19 @@ func Fetch(ctx context.Context, info Info, w io.Writer) error {
 	default:
 		return fmt.Errorf("admin: the cluster could not take the snapshot: %s", s)
 	}
+}
+
+// Alive says whether the admin server in info answers /ping with 200.
+func Alive(ctx context.Context, info Info) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+info.Address+"/ping", nil)
+	if err != nil {
+		return false
+	}
+	req.Header.Set("Authorization", "Bearer "+info.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
 }

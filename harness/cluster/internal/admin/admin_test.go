@@ -88,3 +88,21 @@ func TestWriteReadPrivate(t *testing.T) {
 		t.Errorf("Read of an empty admin file = %v, want an error", err)
 	}
 }
+
+func TestAlive(t *testing.T) {
+	info := serve(t, "secret", func(context.Context, io.Writer) error { return nil })
+	if !Alive(context.Background(), info) {
+		t.Errorf("Alive(a serving admin endpoint) = false, want true")
+	}
+	wrong := info
+	wrong.Token = "guess"
+	if Alive(context.Background(), wrong) {
+		t.Errorf("Alive with a wrong token = true, want false")
+	}
+	srv := httptest.NewServer(http.NotFoundHandler())
+	dead := Info{Address: strings.TrimPrefix(srv.URL, "http://"), Token: "secret"}
+	srv.Close()
+	if Alive(context.Background(), dead) {
+		t.Errorf("Alive(a closed endpoint) = true, want false")
+	}
+}
