@@ -485,10 +485,9 @@ loop:
 	for {
 		f, err := cc.recv()
 		if err != nil {
+			// Not ctx.Err(), even after a cancel: the reason a watch
+			// ended is the implementation's to give.
 			final = err
-			if ctx.Err() != nil {
-				final = ctx.Err()
-			}
 			break
 		}
 		switch {
