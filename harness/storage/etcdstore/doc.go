@@ -42,9 +42,10 @@
 //     it is ended with ErrSlowWatcher.
 //  5. Compact is etcd's Compact with WithCompactPhysical, so that it
 //     returns once the compacted history is deleted from etcd's bbolt
-//     file.
-//  6. Snapshot is etcd's (Maintenance.Snapshot): the member's bbolt file
-//     with its sha256 appended, what `etcdctl snapshot save` writes.
+//     file; it goes to the leader, as Snapshot does.
+//  6. Snapshot is etcd's (Maintenance.Snapshot) of the leader: its bbolt
+//     file with its sha256 appended, what `etcdctl snapshot save`
+//     writes.
 //  7. Restore: etcd restores a snapshot offline, into a new data
 //     directory of each member (`etcdutl snapshot restore`). A store on
 //     a remote cluster cannot, and says so. A store that owns its member

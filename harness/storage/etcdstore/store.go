@@ -322,21 +322,61 @@ func (s *Store) Compact(ctx context.Context, revision int64) error {
 		// Revision 0 is the empty store's: always compacted already.
 		return fmt.Errorf("etcdstore: compact at 0: %w", storage.ErrCompacted)
 	}
-	if _, err := cli.Compact(cctx, toEtcd(revision), clientv3.WithCompactPhysical()); err != nil {
+	lcli, done, err := leader(cctx, cli)
+	if err != nil {
+		return s.fail(ctx, fmt.Sprintf("compact at %d", revision), err)
+	}
+	defer done()
+	if _, err := lcli.Compact(cctx, toEtcd(revision), clientv3.WithCompactPhysical()); err != nil {
 		return s.fail(ctx, fmt.Sprintf("compact at %d", revision), err)
 	}
 	return nil
 }
 
-// Snapshot writes etcd's snapshot of the member the client talks to: its
-// bbolt file, followed by its sha256.
+// leader is a client of the cluster's leader alone, when cli has several
+// endpoints, and cli itself otherwise; the caller calls done. Compact
+// and Snapshot go to the leader: every member compacts its own bbolt
+// file when it applies the compaction, and WithCompactPhysical waits
+// only for the member that answered, so a snapshot from another member
+// could still hold the history just compacted.
+func leader(ctx context.Context, cli *clientv3.Client) (lcli *clientv3.Client, done func(), err error) {
+	eps := cli.Endpoints()
+	if len(eps) < 2 {
+		return cli, func() {}, nil
+	}
+	var errs []error
+	for _, ep := range eps {
+		st, err := cli.Status(ctx, ep)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if st.Leader == 0 || st.Leader != st.Header.MemberId {
+			continue
+		}
+		lcli, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, DialTimeout: dialTimeout, Logger: zap.NewNop()})
+		if err != nil {
+			return nil, nil, err
+		}
+		return lcli, func() { lcli.Close() }, nil
+	}
+	return nil, nil, fmt.Errorf("no endpoint of %v is the leader: %w", eps, errors.Join(errs...))
+}
+
+// Snapshot writes etcd's snapshot of the leader (see leader): its bbolt
+// file, followed by its sha256.
 func (s *Store) Snapshot(ctx context.Context, w io.Writer) error {
 	cli, cctx, end, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer end()
-	rc, err := cli.Snapshot(cctx)
+	lcli, done, err := leader(cctx, cli)
+	if err != nil {
+		return s.fail(ctx, "snapshot", err)
+	}
+	defer done()
+	rc, err := lcli.Snapshot(cctx)
 	if err != nil {
 		return s.fail(ctx, "snapshot", err)
 	}

@@ -79,7 +79,11 @@ func (s *Store) Watch(ctx context.Context, prefix string, fromRevision int64) (s
 
 	// The etcd watch lives until the caller's context is done, the
 	// store is closed, or the watcher ends it.
-	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(context.WithoutCancel(ctx)))
+	// Without WithRequireLeader: a member that loses its leader would
+	// cancel the watch, and a cluster that elects a new one would end
+	// every watch on it; clientv3 instead moves the watch to another
+	// member and resumes it after the last revision it delivered.
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	w := &watcher{ch: make(chan storage.Event, storage.WatchBuffer), cancel: cancel, done: make(chan struct{})}
 	wch := cli.Watch(wctx, prefix, opts...)
 

@@ -35,6 +35,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/etcdserver"
 	"go.uber.org/zap"
 )
 
@@ -54,6 +55,9 @@ type MemberConfig struct {
 	Token string
 	// Logger gets etcd's log; nil discards it.
 	Logger *zap.Logger
+	// TickMs and ElectionMs are etcd's --heartbeat-interval and
+	// --election-timeout; 0 is etcd's defaults (100 and 1000).
+	TickMs, ElectionMs uint
 }
 
 // Member is a running etcd member.
@@ -109,6 +113,9 @@ func Start(ctx context.Context, c MemberConfig) (*Member, error) {
 	}
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(lg)
 	cfg.EnableGRPCGateway = false
+	if c.TickMs != 0 {
+		cfg.TickMs, cfg.ElectionMs = c.TickMs, c.ElectionMs
+	}
 	if err := checkDir(c.Dir); err != nil {
 		return nil, err
 	}
@@ -144,21 +151,44 @@ func startEtcd(cfg *embed.Config) (e *embed.Etcd, err error) {
 	return embed.StartEtcd(cfg)
 }
 
-// Stop stops the member and waits for it; its data stays.
+// Stop stops the member and waits for it; its data stays. A leader
+// hands its leadership to a peer first (EtcdServer.Stop).
 func (m *Member) Stop() error {
 	m.etcd.Close()
 	return nil
 }
 
+// Halt stops the member without a word to its peers, as if it died (its
+// files are closed cleanly all the same; every write it acknowledged was
+// already in its write-ahead log): EtcdServer.HardStop, then the rest of
+// embed's Close, whose leadership handover then ends at once (the
+// server's context is done).
+func (m *Member) Halt() error {
+	m.hardStop()
+	m.etcd.Close()
+	return nil
+}
+
+// hardStop stops the member's server: its raft node, its transport to
+// its peers and its storage.
+func (m *Member) hardStop() { m.etcd.Server.HardStop() }
+
 // Client is a new client of the member alone.
 func (m *Member) Client() (*clientv3.Client, error) {
+	return newClient([]string{m.Config.ClientURL})
+}
+
+// Server is the member's etcd server (to ask who leads, for example).
+func (m *Member) Server() *etcdserver.EtcdServer { return m.etcd.Server }
+
+func newClient(endpoints []string) (*clientv3.Client, error) {
 	cli, err := clientv3.New(clientv3.Config{
-		Endpoints:   []string{m.Config.ClientURL},
+		Endpoints:   endpoints,
 		DialTimeout: 5 * time.Second,
 		Logger:      zap.NewNop(),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("etcdembed: client of %s: %w", m.Config.Name, err)
+		return nil, fmt.Errorf("etcdembed: client of %v: %w", endpoints, err)
 	}
 	return cli, nil
 }

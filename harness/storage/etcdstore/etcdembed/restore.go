@@ -2,10 +2,8 @@ package etcdembed
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +11,6 @@ import (
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/client/pkg/v3/types"
-	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/etcdserver"
 	"go.etcd.io/etcd/server/v3/etcdserver/api/membership"
 	"go.etcd.io/etcd/server/v3/etcdserver/api/snap"
@@ -29,68 +26,16 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// restore runs with o.mu held and the member running. It builds the new
-// data directory first, so that a snapshot that does not read back
-// leaves the member as it was.
-func (o *owned) restore(ctx context.Context, r io.Reader) (*clientv3.Client, error) {
-	tmp := filepath.Join(o.dir, restoreName)
-	if err := os.RemoveAll(tmp); err != nil {
-		return nil, fmt.Errorf("etcdembed: restore: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	next := filepath.Join(tmp, dataName)
-	if err := RestoreDir(r, next, memberName, o.m.Config.PeerURL, clusterName); err != nil {
-		return nil, err
-	}
-
-	// Swap: stop, move the old data aside, the new one in, start.
-	data, old := filepath.Join(o.dir, dataName), filepath.Join(o.dir, oldName)
-	if err := o.m.Stop(); err != nil {
-		return nil, fmt.Errorf("etcdembed: restore: stopping the member: %w", err)
-	}
-	o.m = nil
-	if err := os.RemoveAll(old); err != nil {
-		return nil, o.restart(ctx, fmt.Errorf("etcdembed: restore: %w", err))
-	}
-	if err := os.Rename(data, old); err != nil {
-		return nil, o.restart(ctx, fmt.Errorf("etcdembed: restore: %w", err))
-	}
-	if err := os.Rename(next, data); err != nil {
-		err = fmt.Errorf("etcdembed: restore: %w", err)
-		if rerr := os.Rename(old, data); rerr != nil {
-			return nil, errors.Join(err, rerr)
-		}
-		return nil, o.restart(ctx, err)
-	}
-	if err := syncDir(o.dir); err != nil {
-		return nil, o.restart(ctx, fmt.Errorf("etcdembed: restore: %w", err))
-	}
-	if err := o.start(ctx); err != nil {
-		return nil, fmt.Errorf("etcdembed: restore: starting on the restored data: %w", err)
-	}
-	if err := os.RemoveAll(old); err != nil {
-		return nil, fmt.Errorf("etcdembed: restore: %w", err)
-	}
-	return o.m.Client()
-}
-
-// restart starts the member again after a failed swap and returns err.
-func (o *owned) restart(ctx context.Context, err error) error {
-	if serr := o.start(ctx); serr != nil {
-		return errors.Join(err, serr)
-	}
-	return err
-}
-
-// RestoreDir makes dir, which must not exist, the data directory of a
-// one-member cluster (member name at peerURL, cluster token) holding the
-// snapshot read from r, as `etcdutl snapshot restore` does
+// RestoreDir makes dir, which must not exist, the data directory of
+// member name of the cluster initialCluster (etcd's --initial-cluster,
+// name=peerURL,...) with the cluster token, holding the snapshot read
+// from r, as `etcdutl snapshot restore` does
 // (etcdutl/snapshot/v3_snapshot.go Restore): the bbolt file with its
 // sha256 checked and cut off, the old membership trimmed from it, the new
 // member added, a write-ahead log whose first entries add it (term 1,
 // committed), a raft snapshot at that index, and etcd's consistent index
 // set to it, so that the member applies nothing twice.
-func RestoreDir(r io.Reader, dir, name, peerURL, token string) (err error) {
+func RestoreDir(r io.Reader, dir, name, initialCluster, token string) (err error) {
 	if exists(dir) {
 		return fmt.Errorf("etcdembed: restore: %s exists", dir)
 	}
@@ -108,7 +53,7 @@ func RestoreDir(r io.Reader, dir, name, peerURL, token string) (err error) {
 		return err
 	}
 
-	urls, err := types.NewURLsMap(name + "=" + peerURL)
+	urls, err := types.NewURLsMap(initialCluster)
 	if err != nil {
 		return fmt.Errorf("etcdembed: restore: %w", err)
 	}
@@ -132,6 +77,9 @@ func RestoreDir(r io.Reader, dir, name, peerURL, token string) (err error) {
 	}
 
 	m := cl.MemberByName(name)
+	if m == nil {
+		return fmt.Errorf("etcdembed: restore: no member %q in %s", name, initialCluster)
+	}
 	metadata, err := proto.Marshal(&etcdserverpb.Metadata{NodeID: new(uint64(m.ID)), ClusterID: new(uint64(cl.ID()))})
 	if err != nil {
 		return fmt.Errorf("etcdembed: restore: %w", err)
