@@ -93,7 +93,7 @@ func isolated(ctx context.Context, opts Options, prot *protection, tmp string, s
 		return nil, fmt.Errorf("grade: %w", err)
 	}
 	gen := map[string][]byte{} // module-relative path -> generated source
-	var implPkgs, gradePkgs []string
+	var implPkgs []string
 	for _, s := range sel {
 		e := s.Exercise
 		ip := course.ModulePath + "/" + dir + "/" + e.ID
@@ -109,7 +109,6 @@ func isolated(ctx context.Context, opts Options, prot *protection, tmp string, s
 		gen[graderDir+"/"+e.ID+"/grade_test.go"] = test
 		gen[graderDir+"/"+e.ID+"/nodump_test.go"] = []byte(nodumpTest)
 		implPkgs = append(implPkgs, "./"+implDir+"/"+e.ID)
-		gradePkgs = append(gradePkgs, "./"+graderDir+"/"+e.ID)
 	}
 	overlay, err := prot.writeOverlay(tmp, gen)
 	if err != nil {
@@ -120,30 +119,60 @@ func isolated(ctx context.Context, opts Options, prot *protection, tmp string, s
 	// a scrubbed environment (goEnv): nothing of the learner's executes
 	// while they run.
 	env := goEnv(opts.Root)
+	var ids []string
+	for _, s := range sel {
+		ids = append(ids, s.Exercise.ID)
+	}
+	// The graders kept from an earlier run are used as they are; only
+	// the others are built.
+	cache := graderCache()
+	keys, err := graderKeys(opts.Pristine, gen, env, ids)
+	if err != nil {
+		cache = ""
+	}
+	var toBuild []string // exercise ids
+	for _, id := range ids {
+		if !fromGraderCache(cache, keys[id], bin, id) {
+			toBuild = append(toBuild, id)
+		}
+	}
+	var buildPkgs []string
+	for _, id := range toBuild {
+		buildPkgs = append(buildPkgs, "./"+graderDir+"/"+id)
+	}
+	// No debug information (-s -w): panics still name file and line
+	// (from the symbol table Go keeps), and linking is faster.
+	ldflags := "-ldflags=-s -w"
 	var wg sync.WaitGroup
 	var implOut, gradeOut []byte
-	var gradeErr error
+	var implErr, gradeErr error
 	implFailed := map[string]string{} // graded import path -> build output
-	wg.Add(2)
+	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		implOut, _ = goCmd(ctx, opts.Root, env, append([]string{"build", "-json", "-overlay=" + overlay, "-o", bin + string(filepath.Separator)}, implPkgs...)...)
+		implOut, implErr = goCmd(ctx, opts.Root, env, append([]string{"build", ldflags, "-json", "-overlay=" + overlay, "-o", bin + string(filepath.Separator)}, implPkgs...)...)
 	}()
-	go func() {
-		defer wg.Done()
-		gradeOut, gradeErr = goCmd(ctx, opts.Root, env, append([]string{"test", "-c", "-vet=off", "-overlay=" + overlay, "-o", bin + string(filepath.Separator)}, gradePkgs...)...)
-	}()
+	if len(buildPkgs) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gradeOut, gradeErr = goCmd(ctx, opts.Root, env, append([]string{"test", "-c", ldflags, "-vet=off", "-overlay=" + overlay, "-o", bin + string(filepath.Separator)}, buildPkgs...)...)
+		}()
+	}
 	wg.Wait()
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("grade: %w", ctx.Err())
 	}
-	if errors.Is(gradeErr, exec.ErrNotFound) {
+	if errors.Is(gradeErr, exec.ErrNotFound) || errors.Is(implErr, exec.ErrNotFound) {
 		return nil, errors.New(strings.TrimPrefix(gotest.ErrNoGo.Error(), "gotest: "))
 	}
 	if gradeErr != nil {
 		// The grader is built from the pristine harness only: if it does
 		// not build, the kata is broken, not the learner's work.
 		return nil, fmt.Errorf("grade: building the graders (the kata's own code) failed: %v\n%s", gradeErr, strings.TrimSpace(string(gradeOut)))
+	}
+	for _, id := range toBuild {
+		toGraderCache(cache, keys[id], bin, id)
 	}
 	built, err := gotest.Parse(strings.NewReader(string(implOut)))
 	if err != nil {
