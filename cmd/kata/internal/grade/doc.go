@@ -100,7 +100,11 @@
 //     submission: the learner's code does not run while they do, and a
 //     fresh cache compiles the standard library again (20 s for one
 //     exercise on two cores, against about 1 s warm). The module cache
-//     stays read-only to go (no -modcacherw).
+//     stays read-only to go (no -modcacherw). The graders themselves
+//     are kept between runs in kata's user cache directory
+//     (kata/graders, the 16 most recently used), keyed by a hash of
+//     everything they are built from: the pristine files, the generated
+//     tests, the go command and its environment.
 //
 // # Crashes and hangs
 //
@@ -129,18 +133,20 @@
 // A teacher can rely on this: with a kata built elsewhere (never `go run
 // ./cmd/kata` in the student's checkout, which rebuilds from the
 // student's files), edited tests, harness, go.mod, go.work, vendor/,
-// symlinks, forged output in any framing, exits, crashes, hangs,
-// Goexit, cgo constructors, writes to the grader's descriptors, a
-// toolchain line and the caller's GOFLAGS all earn nothing, and the
-// Classroom workflow below computes every verdict before any student
-// code runs. What is not stopped: run as a user other than root, the
-// learner's program has that user's rights, so it can change that
-// user's files (the build and module caches, a kata binary it can find,
-// ~/.config) and so the grades of later runs on the same account; grade
-// each submission on a fresh machine or container, or as root. As root it
-// still reaches the network and can use CPU and memory until its
-// deadlines; `--isolate container` (no network, resource limits) is not
-// implemented, so kata refuses it. A student who edits the Classroom
+// symlinks, forged output in any framing, exits, crashes, hangs, Goexit,
+// cgo constructors, writes to the grader's descriptors, a toolchain line
+// and the caller's GOFLAGS all earn nothing, and the Classroom workflow
+// below computes every verdict before any student code runs. What is not
+// stopped: run as a user other than root, the learner's program has that
+// user's rights, so it can change that user's files (the build and module
+// caches, the kept graders, a kata binary it can find, ~/.config) and so
+// the grades of later runs on the same account; grade each submission on
+// a fresh machine or container, or as root. As root, the learner's
+// program shares the user nobody with its grader, so it can stop the
+// grader (the steps not yet finished then earn nothing, which gains it
+// nothing); it still reaches the network and can use CPU and memory until
+// its deadlines; `--isolate container` (no network, resource limits) is
+// not implemented, so kata refuses it. A student who edits the Classroom
 // workflow itself (its max-score, its command, the pinned version)
 // changes what Classroom records; that is GitHub Classroom's design: a
 // teacher who needs certainty checks that .github/ is unchanged since the
