@@ -14,8 +14,10 @@
 //     the packages the Wiring names (the etcd store and the protobuf edge
 //     only when asked for, so that their modules stay out of a build
 //     that does not use them).
-//  2. Build: go build of that source in the module root; a compile error
-//     comes back as a *BuildError whose text is the compiler's output.
+//  2. Build: builds that source in the module root; a compile error
+//     comes back as a *BuildError whose text is the compiler's output. An
+//     unchanged wiring over unchanged packages is not linked again (the
+//     executable comes from the go tool's cache; see Build).
 //  3. Start: runs `PROG serve ...` and returns once the program says it
 //     is ready (it prints the kubeconfig line only after its apiserver
 //     answers /readyz and the bootstrap namespaces exist), or fails with

@@ -3,6 +3,8 @@ package program
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"go/format"
@@ -118,9 +120,18 @@ func (e *BuildError) Error() string { return e.Output }
 // ErrNoGo: the go tool is not on PATH.
 var ErrNoGo = errors.New("program: the Go toolchain was not found on PATH; install Go 1.26 or newer from https://go.dev/dl/ and try again")
 
-// Build writes w's program to a temporary directory and builds it with
-// the go tool in root (the module's directory) into the executable out.
-// A compile error is a *BuildError; a cancelled ctx is ctx's error.
+// Build writes w's program and builds it with the go tool in root (the
+// module's directory) into the executable out. A compile error is a
+// *BuildError; a cancelled ctx is ctx's error.
+//
+// The source goes to a path that depends only on it, under
+// root/.kata/program, and the program is built with `go run -exec cp
+// MAIN OUT`, which copies the executable out: go run keeps the
+// executables it links in the build cache (Go 1.24 and later), keyed by
+// everything that went into them including the source's path, so a
+// second Build of an unchanged wiring copies the cached executable
+// instead of linking again (go build -o always links). Where there is no
+// cp (Windows), or root/.kata cannot be written, it runs go build -o.
 func Build(ctx context.Context, root string, w Wiring, out string) error {
 	src, err := w.Source()
 	if err != nil {
@@ -130,25 +141,29 @@ func Build(ctx context.Context, root string, w Wiring, out string) error {
 	if err != nil {
 		return ErrNoGo
 	}
-	tmp, err := os.MkdirTemp("", "kata-program-")
-	if err != nil {
-		return fmt.Errorf("program: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	mainFile := filepath.Join(tmp, "main.go")
-	if err := os.WriteFile(mainFile, src, 0o644); err != nil {
-		return fmt.Errorf("program: %w", err)
-	}
 	if !filepath.IsAbs(out) {
 		if out, err = filepath.Abs(out); err != nil {
 			return fmt.Errorf("program: %w", err)
 		}
 	}
-	cmd := exec.CommandContext(ctx, goBin, "build", "-o", out, mainFile)
+	mainFile, cleanup, err := writeMain(root, src)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	var cmd *exec.Cmd
+	partial := out + ".partial"
+	cp, cpErr := exec.LookPath("cp")
+	if cpErr == nil {
+		cmd = exec.CommandContext(ctx, goBin, "run", "-exec", cp, mainFile, partial)
+	} else {
+		cmd = exec.CommandContext(ctx, goBin, "build", "-o", out, mainFile)
+	}
 	cmd.Dir = root
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
 	if err := cmd.Run(); err != nil {
+		os.Remove(partial)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -156,7 +171,50 @@ func Build(ctx context.Context, root string, w Wiring, out string) error {
 		if errors.As(err, &ee) {
 			return &BuildError{Output: output.String()}
 		}
-		return fmt.Errorf("program: running go build: %w", err)
+		return fmt.Errorf("program: running the go tool: %w", err)
+	}
+	if cpErr == nil {
+		// A rename, so that a program running from out is never
+		// overwritten in place.
+		if err := os.Rename(partial, out); err != nil {
+			os.Remove(partial)
+			return fmt.Errorf("program: %w", err)
+		}
 	}
 	return nil
+}
+
+// writeMain writes src to root/.kata/program/HASH/main.go, a path that
+// depends only on src (so that the go tool's cache recognises an
+// unchanged program), or, when that cannot be written, to a temporary
+// directory that cleanup removes.
+func writeMain(root string, src []byte) (file string, cleanup func(), err error) {
+	sum := sha256.Sum256(src)
+	dir := filepath.Join(root, ".kata", "program", hex.EncodeToString(sum[:8]))
+	file = filepath.Join(dir, "main.go")
+	if old, err := os.ReadFile(file); err == nil && bytes.Equal(old, src) {
+		return file, func() {}, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err == nil {
+		// Through a temporary file and a rename: another Build of the
+		// same wiring may be reading it.
+		if f, err := os.CreateTemp(dir, ".main-*.go.tmp"); err == nil {
+			_, werr := f.Write(src)
+			cerr := f.Close()
+			if werr == nil && cerr == nil && os.Rename(f.Name(), file) == nil {
+				return file, func() {}, nil
+			}
+			os.Remove(f.Name())
+		}
+	}
+	tmp, err := os.MkdirTemp("", "kata-program-")
+	if err != nil {
+		return "", nil, fmt.Errorf("program: %w", err)
+	}
+	file = filepath.Join(tmp, "main.go")
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		os.RemoveAll(tmp)
+		return "", nil, fmt.Errorf("program: %w", err)
+	}
+	return file, func() { os.RemoveAll(tmp) }, nil
 }

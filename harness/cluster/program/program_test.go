@@ -354,3 +354,33 @@ func TestRunning(t *testing.T) {
 		t.Errorf("Running after a crash = true, want false (admin.json is stale)")
 	}
 }
+
+// A second Build of the same wiring makes a second, working program
+// (from the go tool's cache), and the source sits where the cache finds
+// it again: root/.kata/program/HASH/main.go.
+func TestBuildAgain(t *testing.T) {
+	reference(t)
+	root := moduleRoot(t)
+	w := Wiring{Store: DefaultModule + "/solutions/03-store", APIServer: DefaultModule + "/solutions/04-apiserver"}
+	out := filepath.Join(t.TempDir(), "again")
+	if err := Build(context.Background(), root, w, out); err != nil {
+		t.Fatalf("Build again = %v", err)
+	}
+	if err := exec.Command(out).Run(); err == nil || !strings.Contains(fmt.Sprint(err), "exit status 2") {
+		t.Errorf("the rebuilt program with no arguments: %v, want its usage error (exit status 2)", err)
+	}
+	if _, err := os.Stat(out + ".partial"); !os.IsNotExist(err) {
+		t.Errorf("Stat(%s.partial) = %v, want it renamed away", out, err)
+	}
+	src, _ := w.Source()
+	matches, _ := filepath.Glob(filepath.Join(root, ".kata", "program", "*", "main.go"))
+	found := false
+	for _, m := range matches {
+		if b, err := os.ReadFile(m); err == nil && bytes.Equal(b, src) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no root/.kata/program/*/main.go holds the wiring's source; found %v", matches)
+	}
+}
