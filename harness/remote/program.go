@@ -542,7 +542,8 @@ func (ep *endpoint) call(ctx context.Context, method string, args, reply any, ti
 	if err != nil {
 		return &callError{msg: err.Error()}
 	}
-	if cc.settled() {
+	// After a Goexit the server's side of the connection is gone.
+	if cc.settled() && !f.Goexit {
 		cc.ep.put(cc.c)
 		cc.c = nil
 	}

@@ -148,10 +148,32 @@ func serveCall(c *conn, methods map[string]method, req *frame, frames <-chan *fr
 		}
 	}()
 	sc := &serverCall{ctx: ctx, conn: c, args: req.Args, in: in}
-	res := guard(func() *frame { return m(sc) })
-	close(callDone)
-	ok = <-alive
-	return c.write(res) == nil && ok
+	answer := func(res *frame) bool {
+		close(callDone)
+		ok := <-alive
+		return c.write(res) == nil && ok
+	}
+	// The call runs on this goroutine, whose stack has grown already: a
+	// goroutine per call costs more than the call. A runtime.Goexit in it
+	// ends this goroutine, and with it the connection, once the answer
+	// saying so is written.
+	returned := false
+	var res *frame
+	defer func() {
+		if !returned && res == nil {
+			answer(&frame{Goexit: true})
+		}
+	}()
+	res = func() (f *frame) {
+		defer func() {
+			if r := recover(); r != nil {
+				f = panicFrame(r)
+			}
+		}()
+		return m(sc)
+	}()
+	returned = true
+	return answer(res)
 }
 
 // handlers are the HTTP handlers a program made (the apiserver's), found

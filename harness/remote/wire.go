@@ -47,7 +47,8 @@ type frame struct {
 	Events  []storage.Event `json:"events,omitempty"`
 	End     bool            `json:"end,omitempty"`
 	Credit  int             `json:"credit,omitempty"`
-	Data    []byte          `json:"data,omitempty"`
+	Data    []byte          `json:"-"` // the payload, raw, when HasData
+	HasData bool            `json:"data,omitempty"`
 	EOF     bool            `json:"eof,omitempty"`
 }
 
@@ -160,16 +161,21 @@ func newConn(c net.Conn) *conn { return &conn{c: c, r: bufio.NewReader(c)} }
 
 // A frame on the wire is its length (4 bytes, big-endian), the length
 // of its header (4 bytes), the header as JSON, and the payload: the
-// arguments or the result, JSON too, kept out of the header so that
-// neither side encodes or scans it twice.
+// arguments or the result (JSON too), or the bytes of a snapshot or
+// restore, kept out of the header so that neither side encodes or scans
+// them twice.
 func (c *conn) write(f *frame) error {
-	payload := f.Args
-	f.HasArgs, f.HasResult = f.Args != nil, f.Result != nil
-	if f.Result != nil {
-		payload = f.Result
+	f.HasArgs, f.HasResult, f.HasData = f.Args != nil, f.Result != nil, f.Data != nil
+	var payload []byte
+	n := 0
+	for _, p := range [][]byte{f.Args, f.Result, f.Data} {
+		if p != nil {
+			payload = p
+			n++
+		}
 	}
-	if f.HasArgs && f.HasResult {
-		return errors.New("remote: a frame with both arguments and a result")
+	if n > 1 {
+		return errors.New("remote: a frame with more than one payload")
 	}
 	header, err := json.Marshal(f)
 	if err != nil {
@@ -219,12 +225,14 @@ func (c *conn) read() (*frame, error) {
 		return nil, fmt.Errorf("%w: more than one header", errGarbage)
 	}
 	switch {
-	case f.HasArgs && f.HasResult:
-		return nil, fmt.Errorf("%w: both arguments and a result", errGarbage)
+	case btoi(f.HasArgs)+btoi(f.HasResult)+btoi(f.HasData) > 1:
+		return nil, fmt.Errorf("%w: more than one payload", errGarbage)
 	case f.HasArgs:
 		f.Args = payload
 	case f.HasResult:
 		f.Result = payload
+	case f.HasData:
+		f.Data = payload
 	case len(payload) > 0:
 		return nil, fmt.Errorf("%w: %d bytes after the header of a frame with no payload", errGarbage, len(payload))
 	}
@@ -283,7 +291,7 @@ func guard(fn func() *frame) (f *frame) {
 		returned := false
 		defer func() {
 			if r := recover(); r != nil {
-				done <- &frame{Panic: &wirePanic{Value: fmt.Sprint(r), Where: implementationFrame(string(debug.Stack()))}}
+				done <- panicFrame(r)
 				return
 			}
 			if !returned {
@@ -297,6 +305,12 @@ func guard(fn func() *frame) (f *frame) {
 	return <-done
 }
 
+// panicFrame reports a panic with value r, recovered just now: the stack
+// still shows where it came from.
+func panicFrame(r any) *frame {
+	return &frame{Panic: &wirePanic{Value: fmt.Sprint(r), Where: implementationFrame(string(debug.Stack()))}}
+}
+
 // resultFrame encodes a call's value and error as its final frame.
 func resultFrame(v any, err error) *frame {
 	if err != nil {
@@ -307,4 +321,11 @@ func resultFrame(v any, err error) *frame {
 		return &frame{Err: toWire(fmt.Errorf("remote: encoding the result: %w", merr))}
 	}
 	return &frame{Result: data}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
