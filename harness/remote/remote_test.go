@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -87,13 +88,14 @@ func garbage() Service {
 		}
 	}
 	return Service{exercise: "01-reconcile", methods: map[string]method{
-		"huge":     raw([]byte{0xff, 0xff, 0xff, 0xff}),
-		"header":   raw([]byte("\x00\x00\x00\x06\x00\x00\x00\x09{}")),
-		"notjson":  raw([]byte("\x00\x00\x00\x09\x00\x00\x00\x05hello")),
-		"unknown":  raw([]byte("\x00\x00\x00\x16\x00\x00\x00\x12{\"verdict\":\"PASS\"}")),
-		"trailing": raw([]byte("\x00\x00\x00\x08\x00\x00\x00\x02{}xy")),
-		"noanswer": func(c *serverCall) *frame { return &frame{} },
-		"badvalue": func(c *serverCall) *frame { return &frame{Result: []byte(`"PASS"`)} },
+		"huge":        raw([]byte{0xff, 0xff, 0xff, 0xff}),
+		"header":      raw([]byte("\x00\x00\x00\x06\x00\x00\x00\x09{}")),
+		"notjson":     raw([]byte("\x00\x00\x00\x09\x00\x00\x00\x05hello")),
+		"unknown":     raw([]byte("\x00\x00\x00\x16\x00\x00\x00\x12{\"verdict\":\"PASS\"}")),
+		"twopayloads": raw([]byte("\x00\x00\x00\x1d\x00\x00\x00\x19{\"args\":true,\"data\":true}")),
+		"trailing":    raw([]byte("\x00\x00\x00\x08\x00\x00\x00\x02{}xy")),
+		"noanswer":    func(c *serverCall) *frame { return &frame{} },
+		"badvalue":    func(c *serverCall) *frame { return &frame{Result: []byte(`"PASS"`)} },
 	}}
 }
 
@@ -403,6 +405,7 @@ func TestGarbageIsAnError(t *testing.T) {
 		{"huge", "a frame of 4294967295 bytes"},
 		{"header", "a header of 9 bytes in a frame of 6"},
 		{"trailing", "2 bytes after the header"},
+		{"twopayloads", "more than one payload"},
 		{"notjson", "garbled protocol message"},
 		{"unknown", `unknown field "verdict"`},
 		{"noanswer", "an answer with no result"},
@@ -600,5 +603,26 @@ func TestWatchSlackIsBounded(t *testing.T) {
 	// more through.
 	if limit := storage.WatchBuffer + perTxn + 128 + 1; got > limit {
 		t.Errorf("the watcher that read nothing got %d events before its end, want at most %d (the store's buffer, one transaction, a credit window of 128)", got, limit)
+	}
+}
+
+func TestOutputLines(t *testing.T) {
+	var w syncBuffer
+	o := newOutput(&w)
+	a, b := &stream{}, &stream{}
+	o.add(a, []byte("one\ntw"), false)
+	mark := o.mark()
+	o.add(b, []byte("err line\n"), false)
+	o.add(a, []byte("o\n"+strings.Repeat("x", maxLineBytes+10)), false)
+	if got, want := o.since(mark, 10), []string{"err line", "two", strings.Repeat("x", maxLineBytes), strings.Repeat("x", 10)}; !slices.Equal(got, want) {
+		t.Errorf("since(mark) = %q, want %q (a line cut at %d bytes, the unended rest last)", got, want, maxLineBytes)
+	}
+	if got := o.since(0, 2); len(got) != 3 || got[0] != "two" {
+		t.Errorf("since(0, 2) = %q, want the last 2 lines and the unended one", got)
+	}
+	o.add(a, nil, true)
+	want := OutputPrefix + "one\n" + OutputPrefix + "err line\n" + OutputPrefix + "two\n" + OutputPrefix + strings.Repeat("x", maxLineBytes) + "\n" + OutputPrefix + strings.Repeat("x", 10) + "\n"
+	if got := w.String(); got != want {
+		t.Errorf("forwarded output = %q, want %q", got, want)
 	}
 }
