@@ -17,5 +17,9 @@ func init() {
 	wal.SegmentSizeBytes = 1 << 20
 }
 
-// TestStore is the store suite on an etcd member of each store's own.
-func TestStore(t *testing.T) { storetest.Run(t, etcdembed.Open) }
+// TestStore is the store suite on an etcd member of each store's own;
+// once every step's stores are closed, no goroutine of theirs is left.
+func TestStore(t *testing.T) {
+	checkGoroutines(t)
+	storetest.Run(t, etcdembed.Open)
+}

@@ -1,25 +1,34 @@
 // Package etcdembed runs etcd members inside the process
 // (go.etcd.io/etcd/server/v3/embed), for the tests of etcdstore: a
-// single member that a store owns (Open, the store suite's constructor)
-// and clusters of several members that a test stops and restarts.
+// single member that a store owns (Open, the store suite's constructor
+// for etcd), and clusters of several members kept in one directory,
+// whose members a test stops and starts again (StartCluster,
+// OpenCluster).
 //
 // It imports etcd's server, so only tests (and programs that want an
-// etcd inside) import it.
+// etcd inside) may import it; nothing that cmd/kata, an exercise or a
+// harness suite imports does.
 //
 // Responsibilities:
 //
 //  1. Start a member on loopback ports that were free a moment before
-//     (asked of the kernel, then handed to etcd, which cannot take a
-//     listener; a start that loses the port to another process is tried
-//     again on new ones), wait until it is ready, and Stop it cleanly:
-//     the member's goroutines and listeners are gone when Stop returns.
+//     (asked of the kernel, then handed to etcd, which takes URLs, not
+//     listeners; a first start that loses a port to another process is
+//     tried again on new ones), wait until it is ready, and stop it:
+//     Stop as etcd stops (a leader hands over its leadership), Halt as
+//     if it died (EtcdServer.HardStop). Either way the member's
+//     goroutines and listeners are gone when it returns.
 //  2. Refuse, with storage.ErrCorrupt and without changing a byte, a data
-//     directory whose files etcd cannot read: a damaged bbolt file or a
-//     damaged write-ahead log (etcd would panic, or repair the log's tail
-//     in place, server/storage/wal/repair.go).
-//  3. Restore a snapshot into a new data directory as `etcdutl snapshot
-//     restore` does (etcdutl/snapshot/v3_snapshot.go), and swap it in
-//     (restore.go).
+//     directory whose files etcd cannot start on as they are (check.go):
+//     a damaged bbolt file or write-ahead log, or a bbolt file ahead of
+//     its log. etcd itself would panic, or repair the log in place.
+//  3. Restore a snapshot into new data directories as `etcdutl snapshot
+//     restore` does (etcdutl/snapshot/v3_snapshot.go), and swap them in
+//     (restore.go); a new cluster of several members is made the same
+//     way, from the snapshot of an empty store (cluster.go bootstrap).
+//  4. Keep a cluster's URLs with its data (cluster.json): its members
+//     keep their peers' URLs in their data, so a copy of the directory
+//     starts on the same ones.
 package etcdembed
 
 import (
