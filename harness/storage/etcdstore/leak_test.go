@@ -2,12 +2,14 @@ package etcdstore_test
 
 import (
 	"context"
+	"net"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kubekata/kubekata/harness/storage/etcdstore"
 	"github.com/kubekata/kubekata/harness/storage/etcdstore/etcdembed"
 )
 
@@ -61,16 +63,23 @@ func itoa(n int) string {
 }
 
 // TestMemberLeavesNothing: a member started and stopped, with a store on
-// it that wrote and watched, leaves no goroutine behind. The first
+// it that wrote and watched, leaves no goroutine and no port behind. The first
 // member of a process starts a few that live as long as it (the
 // first-use goroutines of grpc and etcd's packages); they are started
 // before the count.
 func TestMemberLeavesNothing(t *testing.T) {
 	round := func() {
-		s, err := etcdembed.Open(t.TempDir())
+		c, err := etcdembed.StartCluster(t.Context(), t.TempDir(), 1)
 		if err != nil {
-			t.Fatalf("Open = %v", err)
+			t.Fatalf("StartCluster(1) = %v", err)
 		}
+		cfg := c.Member(0).Config
+		cli, err := c.Client()
+		if err != nil {
+			c.Stop()
+			t.Fatal(err)
+		}
+		s := etcdstore.New(cli, c)
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		if _, err := s.Put(ctx, "/a", []byte("1")); err != nil {
@@ -86,6 +95,14 @@ func TestMemberLeavesNothing(t *testing.T) {
 		<-w.Events()
 		if err := s.Close(); err != nil {
 			t.Fatalf("Close = %v", err)
+		}
+		// The member's ports are free again.
+		for _, u := range []string{cfg.PeerURL, cfg.ClientURL} {
+			l, err := net.Listen("tcp", strings.TrimPrefix(u, "http://"))
+			if err != nil {
+				t.Fatalf("after Close, listening on the member's %s: %v, want the port free", u, err)
+			}
+			l.Close()
 		}
 	}
 	round() // the first-use goroutines
