@@ -119,7 +119,8 @@
 // the pristine harness writes to its stdout), and the steps it had not
 // finished earn nothing; a binary that holds the learner's code (an
 // exercise without a binding, graded the old way with go test and listed
-// as "not isolated") and does not finish by itself earns nothing at all,
+// as "not isolated", which runs with kata's own rights, root included)
+// and does not finish by itself earns nothing at all,
 // because the code that crashed it could have printed the passes before.
 // A crash or exit of the learner's program is not a crash of the grader:
 // it fails the calls it broke, so it costs only that exercise's steps.
@@ -144,8 +145,9 @@
 // a fresh machine or container, or as root. As root, the learner's
 // program shares the user nobody with its grader, so it can stop the
 // grader (the steps not yet finished then earn nothing, which gains it
-// nothing); it still reaches the network and can use CPU and memory until
-// its deadlines; `--isolate container` (no network, resource limits) is
+// nothing); it still reaches the network, can use CPU and memory until
+// its deadlines, and a process of its that leaves its process group
+// (setsid) is not killed at the end of the run; `--isolate container` (no network, resource limits) is
 // not implemented, so kata refuses it. A student who edits the Classroom
 // workflow itself (its max-score, its command, the pinned version)
 // changes what Classroom records; that is GitHub Classroom's design: a
