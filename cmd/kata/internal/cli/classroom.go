@@ -153,7 +153,7 @@ func classroomExport(env *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "kata classroom export: grading the copy as shipped; every step must fail...\n")
-	rep, err := grade.CheckShipped(env.Ctx, grade.Options{Root: dir, Pristine: kubekata.Files, Course: c})
+	rep, err := grade.CheckShipped(env.Ctx, grade.Options{Root: dir, Pristine: kubekata.Files, Course: c, Remote: gradeRemote()})
 	if err != nil {
 		// Take back what Export wrote: the directory was new or empty.
 		if ents, rerr := os.ReadDir(dir); rerr == nil {
