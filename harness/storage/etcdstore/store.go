@@ -16,6 +16,13 @@ import (
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
+// Store is a storage.Store, and Open is what the cluster program's
+// Parts.OpenEtcd takes (harness/cluster).
+var (
+	_ storage.Store                                          = (*Store)(nil)
+	_ func(context.Context, []string) (storage.Store, error) = Open
+)
+
 // offset is how far etcd's revisions are ahead of the kata's: etcd's
 // empty store is at revision 1, the kata's at 0.
 const offset = 1
