@@ -23,7 +23,8 @@
 //     files (3: calls, 4: HTTP), and each call or stream has a connection
 //     of its own, reused by the next call once it ended cleanly. Frames
 //     are length-prefixed, at most 64 MiB: a JSON header and, apart from
-//     it, the JSON of the arguments or the result. Data crosses as the
+//     it, the JSON of the arguments or the result, or the raw bytes of a
+//     snapshot or restore. Data crosses as the
 //     JSON the apiserver would send (pods, selectors, key-values); errors
 //     cross as their text, the storage and context sentinels they wrap
 //     (errors.Is keeps working) and a *selector.ParseError they carry. A
@@ -57,7 +58,10 @@
 //     still reports it, and far above what any such call needs), after
 //     which the program is killed;
 //     - a frame that is too large, not JSON, has unknown fields or answers
-//     nothing is a protocol error, the call's failure.
+//     nothing is a protocol error, the call's failure;
+//     - the grader never answers in the implementation's place: a call
+//     whose context is already done still reaches it, and a watch whose
+//     connection broke ends with that error, not the context's.
 //  5. Never parses what the program prints. Its stdout and stderr are
 //     forwarded to the grader's stderr line by line, each line prefixed
 //     with OutputPrefix and escaped (Escape: every byte outside printable
@@ -68,6 +72,8 @@
 //
 // What this does not stop: the learner's program runs with the grader's
 // user, files and environment unless kata grade separates them (see
-// harness/grade); it can read the harness and the tests, and it can
-// answer calls correctly by any means it likes (that is the exercise).
+// harness/grade): as the same user it can open /proc/<grader>/fd/1 and
+// write there directly. It can read the harness and the tests, and it
+// can answer calls correctly by any means it likes (that is the
+// exercise). What it prints is forwarded without a bound on its size.
 package remote
