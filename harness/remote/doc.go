@@ -67,13 +67,15 @@
 //     with OutputPrefix and escaped (Escape: every byte outside printable
 //     text and tab, including test2json's \x16 framing byte and ANSI
 //     escapes, becomes a Go escape), and the lines printed while a call
-//     ran are added to that call's failure message. A protocol frame the
-//     program writes to its own stdout is only output.
+//     ran are added to that call's failure message. At most 1 MiB of a
+//     program's output is forwarded, then one line says the rest is cut.
+//     A protocol frame the program writes to its own stdout is only
+//     output.
 //
 // What this does not stop: the learner's program runs with the grader's
 // user, files and environment unless kata grade separates them (see
 // harness/grade): as the same user it can open /proc/<grader>/fd/1 and
 // write there directly. It can read the harness and the tests, and it
 // can answer calls correctly by any means it likes (that is the
-// exercise). What it prints is forwarded without a bound on its size.
+// exercise).
 package remote

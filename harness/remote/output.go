@@ -46,6 +46,10 @@ const (
 	maxLineBytes = 4096 // a longer line is cut into pieces
 	callLines    = 20   // at most this many lines in one call's failure
 	exitLines    = 10   // the last lines shown when the program exits
+	// maxForward bounds what is forwarded of one program's output (all
+	// its runs): a program that prints in a loop must not fill the
+	// grader's log. Failure messages still get their last lines.
+	maxForward = 1 << 20
 )
 
 // output collects the lines a program prints on stdout and stderr: it
@@ -54,10 +58,12 @@ const (
 type output struct {
 	w io.Writer
 
-	mu      sync.Mutex
-	lines   []string // the last keepLines lines
-	next    int      // the number the next line gets
-	partial map[*stream][]byte
+	mu        sync.Mutex
+	lines     []string // the last keepLines lines
+	next      int      // the number the next line gets
+	partial   map[*stream][]byte
+	forwarded int // bytes written to w
+
 }
 
 func newOutput(w io.Writer) *output {
@@ -115,7 +121,14 @@ func (o *output) add(s *stream, data []byte, eof bool) {
 
 func (o *output) line(b []byte) {
 	l := Escape(b)
-	fmt.Fprintf(o.w, "%s%s\n", OutputPrefix, l)
+	switch {
+	case o.forwarded+len(l) <= maxForward:
+		fmt.Fprintf(o.w, "%s%s\n", OutputPrefix, l)
+		o.forwarded += len(l)
+	case o.forwarded <= maxForward:
+		fmt.Fprintf(o.w, "%s(the rest of the program's output is not shown: it printed more than %d bytes)\n", OutputPrefix, maxForward)
+		o.forwarded = maxForward + 1
+	}
 	o.lines = append(o.lines, l)
 	if len(o.lines) > keepLines {
 		o.lines = o.lines[len(o.lines)-keepLines:]

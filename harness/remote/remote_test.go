@@ -626,3 +626,23 @@ func TestOutputLines(t *testing.T) {
 		t.Errorf("forwarded output = %q, want %q", got, want)
 	}
 }
+
+func TestOutputIsBounded(t *testing.T) {
+	var w syncBuffer
+	o := newOutput(&w)
+	s := &stream{}
+	line := strings.Repeat("y", 1000) + "\n"
+	for i := 0; i < 2*maxForward/len(line); i++ {
+		o.add(s, []byte(line), false)
+	}
+	got := w.String()
+	if len(got) > maxForward+maxForward/100 {
+		t.Errorf("forwarded %d bytes of %d printed, want about %d at most", len(got), 2*maxForward, maxForward)
+	}
+	if !strings.HasSuffix(got, "printed more than 1048576 bytes)\n") {
+		t.Errorf("forwarded output ends %q, want a line that says the rest is cut", got[max(0, len(got)-100):])
+	}
+	if l := o.since(o.mark()-1, 1); len(l) != 1 || l[0] != strings.TrimSuffix(line, "\n") {
+		t.Errorf("the last line kept = %q, want it kept for failure messages", l)
+	}
+}
