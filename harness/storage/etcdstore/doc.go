@@ -51,7 +51,15 @@
 //     a remote cluster cannot, and says so. A store that owns its member
 //     (see Owner, and the etcdembed package) stops it, restores into a
 //     new data directory and starts it again.
-//  8. Errors: etcd's are mapped to the storage errors (compacted, future
+//  8. Clusters of several members: the client spreads calls over the
+//     endpoints and moves to another when one fails; a watch moves too,
+//     resuming after the last revision it delivered (no
+//     WithRequireLeader, which would end every watch at each election).
+//     A write that etcd answers "request timed out, possibly due to
+//     previous leader failure" is returned as it is, never retried: it
+//     may or may not have happened (kube-apiserver answers it with a
+//     500 too).
+//  9. Errors: etcd's are mapped to the storage errors (compacted, future
 //     revision, and the compare failures through the storage helpers);
 //     every error says "etcdstore: "; a done context is the context's
 //     error; after Close, every method returns storage.ErrClosed.
