@@ -27,7 +27,14 @@ import (
 // with nothing but the host set, so it sends protobuf bodies.
 func defaultClient(t testing.TB, url string) *kubernetes.Clientset {
 	t.Helper()
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: url})
+	return newClient(t, &rest.Config{Host: url})
+}
+
+// newClient makes a client from cfg and closes its idle connections when
+// the test ends.
+func newClient(t testing.TB, cfg *rest.Config) *kubernetes.Clientset {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatalf("kubernetes.NewForConfig: %v", err)
 	}
@@ -182,11 +189,8 @@ func TestClientGo(t *testing.T) {
 // its Content-Type; its writes still go through the edge.
 func TestClientGoAcceptsOnlyProtobuf(t *testing.T) {
 	c := startCluster(t, false)
-	cs, err := kubernetes.NewForConfig(&rest.Config{Host: c.URL, ContentConfig: rest.ContentConfig{
+	cs := newClient(t, &rest.Config{Host: c.URL, ContentConfig: rest.ContentConfig{
 		AcceptContentTypes: protoedge.MediaType, ContentType: protoedge.MediaType}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := ctxFor(t)
 	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}, metav1.CreateOptions{})
 	if err != nil || ns.Name != "team-a" || ns.UID == "" {
