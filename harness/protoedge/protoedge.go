@@ -156,14 +156,21 @@ func transcode(r *http.Request) ([]byte, *api.Status) {
 		return nil, status(http.StatusRequestEntityTooLarge, api.StatusReasonRequestEntityTooLarge,
 			fmt.Sprintf("Request entity too large: limit is %d", MaxBodyBytes))
 	}
-	obj, gvk, err := decoder.Decode(data, nil, nil)
+	// An envelope without apiVersion or kind takes the endpoint's, as
+	// upstream's handlers pass their kind as the default to Decode.
+	want, known := bodyKind(r.Method, r.URL.Path)
+	var def *schema.GroupVersionKind
+	if known {
+		def = &want
+	}
+	obj, gvk, err := decoder.Decode(data, def, nil)
 	if err != nil {
 		if runtime.IsNotRegisteredError(err) {
 			// The kata cannot read this kind as protobuf; it reads JSON
 			// and YAML, the types httpguard lists.
 			return nil, httpguard.UnsupportedMediaType(httpguard.BodyTypes)
 		}
-		return nil, decodeError(r, gvk, err, data)
+		return nil, decodeError(r.Method, want.Kind, gvk, err, data)
 	}
 	var buf bytes.Buffer
 	if err := encoder.Encode(obj, &buf); err != nil {
@@ -173,25 +180,29 @@ func transcode(r *http.Request) ([]byte, *api.Status) {
 	return buf.Bytes(), nil
 }
 
-// decodeError is upstream's 400 for a body that does not decode
-// (transformDecodeError in k8s.io/apiserver/pkg/endpoints/handlers/rest.go):
+// decodeError is upstream's 400 for a body that does not decode. A
+// DELETE's says only the decoder's error (handlers/delete.go); the others
+// say what was expected (transformDecodeError in handlers/rest.go):
 // "KIND in version "V" cannot be handled as a WANT: ..." when the envelope
 // named a kind, else "the object provided is unrecognized (must be of type
-// WANT): ... (SUMMARY)". WANT is the kind the endpoint takes.
-func decodeError(r *http.Request, gvk *schema.GroupVersionKind, err error, data []byte) *api.Status {
-	want := bodyKind(r.Method, r.URL.Path)
-	if gvk != nil && gvk.Kind != "" {
+// WANT): ... (SUMMARY)". WANT is the endpoint's kind, "" when the kata
+// does not serve the path.
+func decodeError(method, want string, gvk *schema.GroupVersionKind, err error, data []byte) *api.Status {
+	msg := err.Error()
+	switch {
+	case method == http.MethodDelete:
+	case gvk != nil && gvk.Kind != "":
 		if want == "" {
 			want = gvk.Kind
 		}
-		return status(http.StatusBadRequest, api.StatusReasonBadRequest,
-			fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, want, err))
+		msg = fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, want, err)
+	default:
+		if want == "" {
+			want = "an object"
+		}
+		msg = fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", want, err, summarize(data, 30))
 	}
-	if want == "" {
-		want = "an object"
-	}
-	return status(http.StatusBadRequest, api.StatusReasonBadRequest,
-		fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", want, err, summarize(data, 30)))
+	return status(http.StatusBadRequest, api.StatusReasonBadRequest, msg)
 }
 
 // summarize is upstream's summarizeData (handlers/rest.go): the first
@@ -213,12 +224,14 @@ func summarize(data []byte, max int) string {
 	}
 }
 
-// bodyKind is the kind a write to path takes, or "" for a path the kata
-// does not serve: DeleteOptions for DELETE, Scale and Binding for those
-// subresources, else the resource's kind.
-func bodyKind(method, path string) string {
+// bodyKind is the kind a write to path takes, and false for a path the
+// kata does not serve: meta.k8s.io/v1 DeleteOptions for DELETE (upstream's
+// default in handlers/delete.go; per-group DeleteOptions are accepted too),
+// autoscaling/v1 Scale and v1 Binding for those subresources, else the
+// resource's kind.
+func bodyKind(method, path string) (schema.GroupVersionKind, bool) {
 	if method == http.MethodDelete {
-		return "DeleteOptions"
+		return metav1.SchemeGroupVersion.WithKind("DeleteOptions"), true
 	}
 	segs := strings.Split(strings.Trim(path, "/"), "/")
 	var group, version string
@@ -228,7 +241,7 @@ func bodyKind(method, path string) string {
 	case len(segs) >= 4 && segs[0] == "apis":
 		group, version, segs = segs[1], segs[2], segs[3:]
 	default:
-		return ""
+		return schema.GroupVersionKind{}, false
 	}
 	// namespaces/NS/RESOURCE/..., unless it is a namespace's own
 	// subresource (/api/v1/namespaces/NAME/status).
@@ -239,17 +252,17 @@ func bodyKind(method, path string) string {
 	}
 	k, ok := api.LookupResource(group, version, segs[0])
 	if !ok {
-		return ""
+		return schema.GroupVersionKind{}, false
 	}
 	if len(segs) >= 3 {
 		switch segs[2] {
 		case "scale":
-			return scale.Kind
+			return scale, true
 		case "binding":
-			return "Binding"
+			return corev1.SchemeGroupVersion.WithKind("Binding"), true
 		}
 	}
-	return k.Kind
+	return schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}, true
 }
 
 func status(code int, reason api.StatusReason, msg string) *api.Status {

@@ -224,6 +224,34 @@ func TestTranscode(t *testing.T) {
 	}
 }
 
+// TestDefaultKind: an envelope without apiVersion and kind is read as
+// the endpoint's kind, as upstream's handlers pass it to Decode as the
+// default.
+func TestDefaultKind(t *testing.T) {
+	for _, tc := range []struct {
+		method, path string
+		obj          runtime.Object
+	}{
+		{"POST", "/apis/apps/v1/namespaces/default/deployments", &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"}}},
+		{"PUT", "/api/v1/namespaces/team-a/status", &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}},
+		{"PUT", "/apis/apps/v1/namespaces/default/replicasets/web/scale", &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: "web"}}},
+		{"POST", "/api/v1/namespaces/default/pods/web/binding", &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "web"}}},
+		{"DELETE", "/apis/batch/v1/namespaces/default/jobs/pi", &metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationOrphan)}},
+	} {
+		next := &seen{}
+		w := send(Wrap(next), tc.method, tc.path, MediaType, upstreamProtobuf(t, tc.obj))
+		if w.Code != http.StatusCreated {
+			t.Errorf("%s %s with a protobuf %T without apiVersion and kind = %d %s, want it passed on", tc.method, tc.path, tc.obj, w.Code, w.Body)
+			continue
+		}
+		want, _ := bodyKind(tc.method, tc.path)
+		tc.obj.GetObjectKind().SetGroupVersionKind(want)
+		if w := upstreamJSON(t, tc.obj); !bytes.Equal(next.body, w) {
+			t.Errorf("%s %s: next saw\n%s\nwant\n%s", tc.method, tc.path, next.body, w)
+		}
+	}
+}
+
 // TestKinds: the edge reads protobuf for exactly the kinds the kata
 // serves, Scale, and DeleteOptions; a kind added to harness/api's registry
 // without an upstream type fails here.
@@ -297,8 +325,10 @@ func TestBadBody(t *testing.T) {
 			`the object provided is unrecognized (must be of type Scale): empty body (6b387300)`},
 		{"envelope truncated", "POST", "/api/v1/namespaces/default/pods/web/binding", []byte("k8s\x00\x0a\x05ab"),
 			`the object provided is unrecognized (must be of type Binding): unexpected EOF (6b3873000a056162)`},
-		{"no kind", "DELETE", "/api/v1/namespaces/default/pods/web", unknown("v1", "", nil),
-			`the object provided is unrecognized (must be of type DeleteOptions): Object 'Kind' is missing in 'runtime.TypeMeta{APIVersion:"v1", Kind:""}' (6b3873000a060a02763112001a002200)`},
+		{"no kind, a path the kata does not serve", "POST", "/apis/example.com/v1/widgets", unknown("example.com/v1", "", nil),
+			`the object provided is unrecognized (must be of type an object): Object 'Kind' is missing in 'runtime.TypeMeta{APIVersion:"example.com/v1", Kind:""}' (6b3873000a120a0e6578616d706c652e636f6d2f763112001a002200)`},
+		{"delete body truncated", "DELETE", "/api/v1/namespaces/default/pods/web", unknown("v1", "DeleteOptions", []byte{0x08}),
+			`unexpected EOF`},
 		{"object truncated", "POST", "/api/v1/namespaces/default/pods", unknown("v1", "Pod", []byte{0x0a, 0x10, 0x0a}),
 			`Pod in version "v1" cannot be handled as a Pod: unexpected EOF`},
 		{"kind not the path's, corrupt", "POST", "/api/v1/namespaces/default/configmaps", unknown("v1", "Pod", []byte{0xff, 0xff}),
