@@ -22,13 +22,16 @@
 //  2. The body is decoded by upstream's protobuf serializer
 //     (k8s.io/apimachinery/pkg/runtime/serializer/protobuf): the 4-byte
 //     magic "k8s\x00", then a runtime.Unknown whose apiVersion and kind
-//     choose the type, then the object itself. Known are exactly the kinds
-//     the kata serves (harness/api's registry), the scale subresource's
-//     autoscaling/v1 Scale, and DeleteOptions in each of their group
-//     versions and in meta.k8s.io/v1.
+//     choose the type (the endpoint's kind when they are empty, as
+//     upstream's handlers default them), then the object itself. Known are
+//     exactly the kinds the kata serves (harness/api's registry), the
+//     scale subresource's autoscaling/v1 Scale, and DeleteOptions in each
+//     of their group versions and in meta.k8s.io/v1 (handlers/delete.go
+//     accepts both).
 //  3. A body that does not decode is upstream's 400 BadRequest, with the
 //     message upstream's handlers give (transformDecodeError in
-//     k8s.io/apiserver/pkg/endpoints/handlers/rest.go); never a panic.
+//     k8s.io/apiserver/pkg/endpoints/handlers/rest.go; the decoder's error
+//     alone for DELETE); never a panic.
 //  4. A body of a kind the edge does not know is a 415 whose message lists
 //     the media types the kata reads for it (JSON and YAML); upstream,
 //     whose scheme knows every built-in kind, would decode it and answer
