@@ -15,9 +15,15 @@ import (
 	"github.com/kubekata/kubekata/harness/cluster"
 	"github.com/kubekata/kubekata/harness/protoedge"
 	"github.com/kubekata/kubekata/harness/storage"
-	store "github.com/kubekata/kubekata/solutions/03-store"
-	apiserver "github.com/kubekata/kubekata/solutions/04-apiserver"
 )
+
+// reference holds the reference store and apiserver; reference_test.go
+// sets it. A student copy has no solutions/, and its export drops that
+// file: the tests that need a cluster skip there, and the rest compiles.
+var reference *struct {
+	open      func(dir string) (storage.Store, error)
+	apiserver func(storage.Store) http.Handler
+}
 
 // wire records what clients put on the wire in front of the edge: the
 // Content-Type, Accept and query of each request, after "METHOD PATH".
@@ -87,14 +93,17 @@ type testCluster struct {
 // directory; else the harness's in-memory store.
 func startCluster(tb testing.TB, onDisk bool) *testCluster {
 	tb.Helper()
+	if reference == nil {
+		tb.Skip("no solutions/ (a student copy): there is no reference apiserver to run these checks against")
+	}
 	dir := tb.TempDir()
 	wr := &wire{}
 	p := cluster.Parts{
-		APIServer: apiserver.New,
+		APIServer: reference.apiserver,
 		Edge:      func(h http.Handler) http.Handler { return wr.wrap(protoedge.Wrap(h)) },
 	}
 	if onDisk {
-		p.OpenStore = func(dir string) (storage.Store, error) { return store.Open(dir) }
+		p.OpenStore = reference.open
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
