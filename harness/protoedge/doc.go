@@ -6,7 +6,9 @@
 // as protobuf unless told otherwise: Content-Type
 // application/vnd.kubernetes.protobuf, Accept
 // "application/vnd.kubernetes.protobuf,application/json"
-// (k8s.io/client-go/rest/request.go, UseProtobufAsDefault). The kata's
+// (UseProtobufAsDefault in k8s.io/client-go/rest/request.go, which the
+// typed clients of k8s.io/client-go/gentype call for the built-in kinds
+// when the config names no ContentType). The kata's
 // apiserver and harness/httpguard answer such a body with 415. The edge
 // sits in front of both, outermost, and turns those bodies into JSON with
 // upstream's generated codecs (k8s.io/api), so that neither the learner's
