@@ -146,6 +146,11 @@ func Build(ctx context.Context, root string, w Wiring, out string) error {
 			return fmt.Errorf("program: %w", err)
 		}
 	}
+	// The go tool runs in root, so a relative main.go path would be
+	// taken from there a second time.
+	if root, err = filepath.Abs(root); err != nil {
+		return fmt.Errorf("program: %w", err)
+	}
 	mainFile, cleanup, err := writeMain(root, src)
 	if err != nil {
 		return err
