@@ -26,11 +26,12 @@ import (
 // media types this server decodes are read: JSON and YAML (turned into
 // JSON) for objects, and the patch types for PATCH. Any other body is
 // upstream's 415 (k8s.io/apiserver/pkg/endpoints/handlers/negotiation),
-// protobuf and CBOR included: client-go sends those only when it is
-// configured to, and does not resend a protobuf body as JSON after a 415,
-// so that request fails with the 415 Status (only its CBOR encoding falls
-// back to JSON after a 415, in k8s.io/client-go/rest/client.go; kubectl
-// sends JSON). A body without a Content-Type is read as JSON, as
+// protobuf and CBOR included. client-go's typed clients send protobuf by
+// default, and kubectl create does too; in a kata cluster
+// harness/protoedge turns those bodies into JSON before they reach this
+// handler, so it never sees one (client-go does not resend a protobuf body
+// as JSON after a 415; only its CBOR encoding falls back, in
+// k8s.io/client-go/rest/client.go). A body without a Content-Type is read as JSON, as
 // upstream does (client-go's scale client sends one), unless a web
 // browser sent it (see harness/httpguard).
 func readBody(r *http.Request) ([]byte, *api.Status) {
