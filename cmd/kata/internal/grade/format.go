@@ -51,6 +51,9 @@ func WriteTable(w io.Writer, r *Report) error {
 		if e.BuildFailed {
 			fmt.Fprintf(w, "\n%s does not compile:\n%s\n", e.Dir, indent(strings.TrimSpace(e.BuildOutput), "  "))
 		}
+		if e.Refused != "" {
+			fmt.Fprintf(w, "\n%s was not graded:\n%s\n", e.Dir, indent(wrapWords(e.Refused, tableWidth-2), "  "))
+		}
 	}
 	if len(r.Tampered) > 0 {
 		fmt.Fprintf(w, "\nProtected files that differ from the kata's copy (graded with the kata's):\n")
@@ -124,6 +127,27 @@ func clip(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
+}
+
+// wrapWords breaks each line of s between words so that it fits in n
+// columns where it can (a word longer than n stays whole).
+func wrapWords(s string, n int) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		cur := ""
+		for _, w := range strings.Fields(line) {
+			if cur != "" && utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(w) > n {
+				out = append(out, cur)
+				cur = ""
+			}
+			if cur != "" {
+				cur += " "
+			}
+			cur += w
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
 }
 
 func indent(s, prefix string) string {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -175,9 +176,13 @@ type Exercise struct {
 	BuildOutput string
 	// Isolated says the learner's code ran in a program of its own and
 	// the verdicts came from a test binary built from the kata's harness
-	// alone; otherwise the learner's code ran inside the test binary.
+	// alone, or did not run at all (Refused); otherwise the learner's
+	// code ran inside the test binary.
 	Isolated bool
-	Steps    []*Step
+	// Refused, if set, says why the package was not built: it imports
+	// what an exercise may not (doc.go, "Imports").
+	Refused string
+	Steps   []*Step
 }
 
 // Step is one graded step.
@@ -400,12 +405,37 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
+	// Before anything of the learner's is built, the imports: an
+	// exercise that imports a working answer (doc.go, "Imports") is not
+	// built at all, and its steps say why.
+	var present []string
+	for _, s := range sel {
+		if isDir(filepath.Join(opts.Root, dir, s.Exercise.ID)) {
+			present = append(present, course.ModulePath+"/"+dir+"/"+s.Exercise.ID)
+		}
+	}
+	refused, err := checkImports(rctx, opts.Root, overlay, present)
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		return nil, errors.New(strings.TrimPrefix(gotest.ErrNoGo.Error(), "gotest: "))
+	case rctx.Err() != nil && ctx.Err() == nil:
+		// Nothing is built or run after this; every step is an error.
+		rep.Message = fmt.Sprintf("the grade run did not finish within %v; the steps that had not finished earn nothing", timeout)
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("grade: %w", ctx.Err())
+	case err != nil:
+		return nil, err
+	}
+
 	// Only existing package directories are tested; a missing one is
 	// graded as errors with a message that says so. An exercise with a
 	// binding is isolated; the others run the old way, in go test.
 	var iso, legacy []Selection
 	for _, s := range sel {
 		if !isDir(filepath.Join(opts.Root, dir, s.Exercise.ID)) {
+			continue
+		}
+		if _, no := refused[course.ModulePath+"/"+dir+"/"+s.Exercise.ID]; no {
 			continue
 		}
 		if opts.Remote.hasBinding(s.Exercise.ID) {
@@ -495,6 +525,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 	for _, s := range sel {
 		ip := course.ModulePath + "/" + dir + "/" + s.Exercise.ID
+		if msg, no := refused[ip]; no {
+			rep.Exercises = append(rep.Exercises, refusedResult(s, dir, msg))
+			continue
+		}
 		rep.Exercises = append(rep.Exercises, exerciseResult(gr, s, dir, opts.Root, isolatedIP[ip]))
 	}
 	if len(changedDuring) > 0 {
@@ -575,6 +609,21 @@ func exerciseResult(gr *gotest.Report, s Selection, dir, root string, isolated b
 			}
 		}
 		out.Steps = append(out.Steps, st)
+	}
+	return out
+}
+
+// refusedResult is the grade of an exercise whose imports break the
+// rule: none of its code was built or run, and every selected step is an
+// error that says why.
+func refusedResult(s Selection, dir, msg string) *Exercise {
+	e := s.Exercise
+	out := &Exercise{Exercise: e, Dir: dir + "/" + e.ID, Refused: msg, Isolated: true}
+	for i, st := range e.Steps {
+		if s.Steps != nil && !slices.Contains(s.Steps, st.ID) {
+			continue
+		}
+		out.Steps = append(out.Steps, &Step{Step: st, Number: i + 1, Status: Error, Message: msg})
 	}
 	return out
 }
