@@ -9,7 +9,11 @@
 //  2. Every exercise's test files are byte-identical in solutions/, and
 //     exercise and solution export the same API.
 //  3. No exercise imports solutions/ or another exercise, and the kata
-//     command imports neither.
+//     command imports neither. The non-test files of every exercise and
+//     solution (and of their own packages below them) import only what
+//     kata grade allows (grade.AllowedImport: the standard library,
+//     bbolt, sigs.k8s.io/yaml and the harness's contracts), and hold no
+//     source that is not Go.
 //  4. gofmt and go vet are clean.
 //  5. Every solution passes every graded step of its suite under -race,
 //     and the project's own tests (harness/, cmd/) pass under -race.
@@ -40,6 +44,7 @@ import (
 	"time"
 
 	"github.com/kubekata/kubekata/cmd/kata/internal/gotest"
+	"github.com/kubekata/kubekata/cmd/kata/internal/grade"
 	"github.com/kubekata/kubekata/harness/course"
 )
 
@@ -171,6 +176,7 @@ func (c *checker) exercise(e *course.Exercise) {
 	c.check(e.ID+": identical test files", identicalTests(exDir, solDir, e))
 	c.check(e.ID+": same exported API", sameAPI(exDir, solDir))
 	c.check(e.ID+": imports", exerciseImports(exDir, e))
+	c.check(e.ID+": imports no working answer", gradedImports(c.opts.Root, exDir, solDir))
 	if len(e.Benchmarks) > 0 {
 		c.check(e.ID+": benchmarks", benchmarksDeclared(exDir, solDir, e))
 	}
@@ -688,6 +694,67 @@ func (c *checker) exercises(ctx context.Context, crs *course.Course) error {
 			}
 			c.check(e.ExerciseDir()+" "+e.TestPath(s.Step)+" fails", err)
 		}
+	}
+	return nil
+}
+
+// nonGoSource are the extensions of the files the go command would
+// compile or link into a package besides Go's (go help c, go help
+// packages): cgo's C, C++, Objective-C and Fortran, assembly, SWIG and
+// objects.
+var nonGoSource = []string{".c", ".cc", ".cpp", ".cxx", ".m", ".h", ".hh", ".hpp", ".hxx", ".f", ".F", ".for", ".f90", ".s", ".S", ".sx", ".swig", ".swigcxx", ".syso"}
+
+// gradedImports checks that the packages kata grade builds from each
+// directory (an exercise or its solution, and every package below it)
+// import only what grading allows, with grading's own message, so that
+// a solution that breaks the rule fails here before it earns nothing in
+// kata grade --solutions. It reads every non-test Go file, whatever its
+// build constraints, so it is stricter than go list for one platform.
+func gradedImports(root string, dirs ...string) error {
+	var problems []string
+	for _, top := range dirs {
+		topIP := course.ModulePath + "/" + rel(root, top)
+		imports := map[string][]string{} // package directory -> imports
+		err := filepath.WalkDir(top, func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			name := d.Name()
+			switch {
+			case d.IsDir():
+				// What the go command leaves out of ./...
+				if path != top && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+					return filepath.SkipDir
+				}
+			case strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_"):
+				// The go command ignores these files.
+			case slices.Contains(nonGoSource, filepath.Ext(name)):
+				problems = append(problems, grade.NonGoRefusal(rel(root, filepath.Dir(path)), []string{name}))
+			case strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go"):
+				f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+				if err != nil {
+					return err
+				}
+				dir := filepath.Dir(path)
+				for _, imp := range f.Imports {
+					p, _ := strconv.Unquote(imp.Path.Value)
+					imports[dir] = append(imports[dir], p)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for dir, imps := range imports {
+			if bad := grade.ForeignImports(topIP, imps); len(bad) > 0 {
+				problems = append(problems, grade.ImportRefusal(rel(root, dir), bad))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return fmt.Errorf("%s", strings.Join(problems, "\n"))
 	}
 	return nil
 }

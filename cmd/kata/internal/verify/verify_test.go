@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubekata/kubekata/cmd/kata/internal/grade"
 	"github.com/kubekata/kubekata/harness/course"
 )
 
@@ -167,5 +168,44 @@ func TestBenchmarksDeclared(t *testing.T) {
 	}
 	if err := benchmarksDeclared(ex, sol, e); err != nil {
 		t.Errorf("benchmarksDeclared with both declared = %v, want nil", err)
+	}
+}
+
+// gradedImports holds the exercise and its solution to kata grade's rule,
+// with kata grade's message: a planted import of a working answer fails
+// it, in the package or in one of its own, and so does a file that is
+// not Go; the harness's contracts, bbolt and yaml pass.
+func TestGradedImports(t *testing.T) {
+	const mod = course.ModulePath
+	clean := map[string]string{
+		"exercises/03-x/x.go":                "package x\n\nimport (\n\t\"os\"\n\n\t\"go.etcd.io/bbolt\"\n\t\"sigs.k8s.io/yaml\"\n\n\t\"" + mod + "/harness/storage\"\n\t\"" + mod + "/exercises/03-x/internal/y\"\n)\n",
+		"exercises/03-x/x_test.go":           "package x\n\nimport _ \"" + mod + "/harness/storetest\"\n",
+		"exercises/03-x/internal/y/y.go":     "package y\n\nimport \"strings\"\n",
+		"exercises/03-x/testdata/bad/bad.go": "package bad\n\nimport \"k8s.io/apimachinery/pkg/labels\"\n",
+		"solutions/03-x/x.go":                "package x\n\nimport \"" + mod + "/harness/storage\"\n",
+	}
+	root := write(t, t.TempDir(), clean)
+	ex, sol := filepath.Join(root, "exercises", "03-x"), filepath.Join(root, "solutions", "03-x")
+	if err := gradedImports(root, ex, sol); err != nil {
+		t.Errorf("gradedImports(clean) = %v, want nil (test files and testdata are not graded)", err)
+	}
+	for name, tc := range map[string]struct {
+		file, src, want string
+	}{
+		"etcdembed in the solution": {"solutions/03-x/open.go", "package x\n\nimport \"" + mod + "/harness/storage/etcdstore/etcdembed\"\n",
+			"solutions/03-x imports " + mod + "/harness/storage/etcdstore/etcdembed: " + grade.ImportRule},
+		"apimachinery in a package of the exercise's own": {"exercises/03-x/internal/y/z.go", "package y\n\nimport \"k8s.io/apimachinery/pkg/labels\"\n",
+			"exercises/03-x/internal/y imports k8s.io/apimachinery/pkg/labels: " + grade.ImportRule},
+		"a suite under a build constraint": {"exercises/03-x/other.go", "//go:build windows\n\npackage x\n\nimport _ \"" + mod + "/harness/client/clienttest\"\n",
+			"exercises/03-x imports " + mod + "/harness/client/clienttest: " + grade.ImportRule},
+		"cgo":            {"exercises/03-x/c.go", "package x\n\nimport \"C\"\n", `exercises/03-x imports "C" (cgo): ` + grade.ImportRule},
+		"an object file": {"exercises/03-x/answer_amd64.syso", "\x7fELF", "exercises/03-x has answer_amd64.syso: an exercise is Go source only"},
+	} {
+		root := write(t, t.TempDir(), clean)
+		write(t, root, map[string]string{tc.file: tc.src})
+		err := gradedImports(root, filepath.Join(root, "exercises", "03-x"), filepath.Join(root, "solutions", "03-x"))
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: gradedImports() = %v, want an error starting %q", name, err, tc.want)
+		}
 	}
 }
