@@ -58,6 +58,40 @@
 // never the copy's. After the run the protected files are compared again;
 // if one changed while grading, no step of that run earns anything.
 //
+// # Imports
+//
+// The module requires k8s.io/apimachinery and go.etcd.io/etcd for the
+// harness (harness/protoedge, harness/storage/etcdstore), so a student
+// copy has them, and working answers with them: exercise 02's selectors
+// are apimachinery's labels, and etcdembed passes the whole store suite
+// of exercise 03 (DESIGN.md rule 10). So before anything of the learner's
+// is built, Run lists the graded packages with go list -deps, under the
+// same overlay and scrubbed environment as the builds, and reads the
+// direct imports of the non-test files of each graded package and of
+// every package of its own below it that it imports. They may import
+// only (AllowedImport, imports.go, one table with the reason for each
+// entry):
+//
+//  1. the standard library;
+//  2. packages under harness/, except those that implement a component
+//     or run a cluster, each with the packages below it:
+//     harness/storage/etcdstore, harness/protoedge, harness/cluster,
+//     harness/remote, harness/scenario, and every suite (a path element
+//     ending in "test": harness/storetest, harness/client/clienttest);
+//  3. the modules go.etcd.io/bbolt and sigs.k8s.io/yaml;
+//  4. the exercise's own packages below it, held to the same rule.
+//
+// Nothing else: no k8s.io/..., go.etcd.io/etcd/..., golang.org/x/...,
+// another exercise, solutions/ or cmd/. Nor cgo (import "C", the way a
+// constructor runs before main) or any source go would compile or link
+// that is not Go (C, C++, assembly, SWIG, .syso objects). An exercise that
+// breaks the rule is not built at all; each of its steps is an error
+// whose message names the package, the imports and the rule
+// (ImportRule), and the table repeats it under the exercise; the other
+// exercises are graded as usual. With --solutions the rule applies to
+// solutions/, and kata verify checks both directories against the same
+// table.
+//
 // # Isolation
 //
 // The learner's code never runs in the process that decides. For every
@@ -69,7 +103,8 @@
 // exercise's unchanged suite run against a client of that contract, built
 // with go test -c in a package that holds only generated test files, so
 // that its binary links the pristine harness and nothing of the
-// learner's). Both are built before any of the learner's code runs. Run
+// learner's). Both are built before any of the learner's code runs, and
+// only for exercises whose imports obey the rule above. Run
 // then starts each grader binary itself, not through the go command, with
 // -test.v=test2json, and reads verdicts only from the lines the testing
 // package frames with its \x16 byte (gotest.ParseFramed); the grader
@@ -135,8 +170,10 @@
 // ./cmd/kata` in the student's checkout, which rebuilds from the
 // student's files), edited tests, harness, go.mod, go.work, vendor/,
 // symlinks, forged output in any framing, exits, crashes, hangs, Goexit,
-// cgo constructors, writes to the grader's descriptors, a toolchain line
-// and the caller's GOFLAGS all earn nothing, and the Classroom workflow
+// cgo constructors, imports of a working answer (k8s.io/...,
+// go.etcd.io/etcd/..., the harness's components and suites), writes to
+// the grader's descriptors, a toolchain line and the caller's GOFLAGS
+// all earn nothing, and the Classroom workflow
 // below computes every verdict before any student code runs. What is not
 // stopped: run as a user other than root, the learner's program has that
 // user's rights, so it can change that user's files (the build and module
@@ -147,7 +184,11 @@
 // grader (the steps not yet finished then earn nothing, which gains it
 // nothing); it still reaches the network, can use CPU and memory until
 // its deadlines, and a process of its that leaves its process group
-// (setsid) is not killed at the end of the run; `--isolate container` (no network, resource limits) is
+// (setsid) is not killed at the end of the run; the rule on imports
+// reads import paths, so a learner's program that runs a binary committed
+// to the copy (os/exec) or loads one (plugin, which the standard library
+// has) is not refused, though building that binary needs the answer
+// written or taken elsewhere; `--isolate container` (no network, resource limits) is
 // not implemented, so kata refuses it. A student who edits the Classroom
 // workflow itself (its max-score, its command, the pinned version)
 // changes what Classroom records; that is GitHub Classroom's design: a
