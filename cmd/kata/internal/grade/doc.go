@@ -72,7 +72,10 @@
 // only (AllowedImport, imports.go, one table with the reason for each
 // entry):
 //
-//  1. the standard library;
+//  1. the standard library, but unsafe (its //go:linkname calls any
+//     function linked into the program, such as the harness's internal
+//     label parser, and its pointers read unexported fields) and plugin
+//     (loads code built elsewhere);
 //  2. packages under harness/, except those that implement a component
 //     or run a cluster, each with the packages below it:
 //     harness/storage/etcdstore, harness/protoedge, harness/cluster,
@@ -185,10 +188,11 @@
 // nothing); it still reaches the network, can use CPU and memory until
 // its deadlines, and a process of its that leaves its process group
 // (setsid) is not killed at the end of the run; the rule on imports
-// reads import paths, so a learner's program that runs a binary committed
-// to the copy (os/exec) or loads one (plugin, which the standard library
-// has) is not refused, though building that binary needs the answer
-// written or taken elsewhere; `--isolate container` (no network, resource limits) is
+// reads import paths, so a learner's program that starts a binary
+// committed to the copy (os/exec, os.StartProcess) is not refused, and
+// reflect still reads the unexported fields of the harness's values
+// (harness/client's Selector holds the parsed selector exercise 02
+// asks for); `--isolate container` (no network, resource limits) is
 // not implemented, so kata refuses it. A student who edits the Classroom
 // workflow itself (its max-score, its command, the pinned version)
 // changes what Classroom records; that is GitHub Classroom's design: a

@@ -18,11 +18,25 @@ import (
 
 // ImportRule is the sentence every refusal of an import ends with, in
 // kata grade and in kata verify.
-const ImportRule = "an exercise may import only the standard library, go.etcd.io/bbolt, sigs.k8s.io/yaml and the harness's contracts (see kata grade's doc)"
+const ImportRule = "an exercise may import only the standard library (not unsafe or plugin), go.etcd.io/bbolt, sigs.k8s.io/yaml and the harness's contracts (see kata grade's doc)"
 
 // nonGoRule ends the refusal of a package that holds source files other
 // than Go's.
 const nonGoRule = "an exercise is Go source only, without cgo, assembly or object files (see kata grade's doc)"
+
+// deniedStandard are the packages of the standard library an exercise
+// may not import: they reach code that its imports do not name.
+var deniedStandard = []struct{ path, why string }{
+	// A file that imports unsafe may use //go:linkname, which calls a
+	// function of any package linked into the program, such as the
+	// label parser in harness/internal/labelsel (linked through
+	// harness/client; Go keeps other modules' internal packages from
+	// being imported, not from being linked to); and unsafe pointers
+	// read the unexported fields of the harness's types.
+	{"unsafe", "reaches the harness's internal packages"},
+	// Loads compiled Go code from a file the copy holds.
+	{"plugin", "loads code built elsewhere"},
+}
 
 // allowedModules are the third-party modules an exercise may import,
 // whole: the ones the solutions need and that implement no exercise's
@@ -90,10 +104,15 @@ func isStandard(path string) bool {
 
 // AllowedImport says whether a package of the exercise whose import path
 // is exerciseIP (the graded package, or a package below it that it
-// imports) may import path: the standard library, the exercise's own
+// imports) may import path: the standard library but deniedStandard, the exercise's own
 // packages, the harness's packages but deniedHarness and the suites, and
 // allowedModules.
 func AllowedImport(exerciseIP, path string) bool {
+	for _, d := range deniedStandard {
+		if path == d.path {
+			return false
+		}
+	}
 	switch {
 	case isStandard(path):
 		return true
