@@ -190,9 +190,11 @@
 // (setsid) is not killed at the end of the run; the rule on imports
 // reads import paths, so a learner's program that starts a binary
 // committed to the copy (os/exec, os.StartProcess) is not refused, and
-// reflect still reads the unexported fields of the harness's values
-// (harness/client's Selector holds the parsed selector exercise 02
-// asks for); `--isolate container` (no network, resource limits) is
+// reflect still reads the unexported fields of the harness's values (no
+// harness value an exercise can reach holds an answer in a field reflect
+// can use: harness/client's Selector keeps only a closure, which reflect
+// cannot call, but a new harness type could break this); `--isolate
+// container` (no network, resource limits) is
 // not implemented, so kata refuses it. A student who edits the Classroom
 // workflow itself (its max-score, its command, the pinned version)
 // changes what Classroom records; that is GitHub Classroom's design: a
