@@ -74,7 +74,7 @@ func (e *env) recovering(h http.Handler) http.Handler {
 				return
 			}
 			msg := fmt.Sprintf("panic: %v", p)
-			if where := implementationFrame(string(debug.Stack())); where != "" {
+			if where := suite.ImplementationFrame(string(debug.Stack())); where != "" {
 				msg += " (at " + where + ")"
 			}
 			if strings.Contains(fmt.Sprint(p), "not implemented") {
@@ -89,24 +89,6 @@ func (e *env) recovering(h http.Handler) http.Handler {
 		}()
 		h.ServeHTTP(w, r)
 	})
-}
-
-func implementationFrame(stack string) string {
-	for _, line := range strings.Split(stack, "\n") {
-		line = strings.TrimSpace(line)
-		for _, dir := range []string{"/exercises/", "/solutions/"} {
-			i := strings.Index(line, dir)
-			if i < 0 || !strings.Contains(line, ".go:") {
-				continue
-			}
-			loc := line[i+1:]
-			if j := strings.Index(loc, " +0x"); j >= 0 {
-				loc = loc[:j]
-			}
-			return loc
-		}
-	}
-	return ""
 }
 
 // response is what came back.

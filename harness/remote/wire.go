@@ -11,12 +11,12 @@ import (
 	"io"
 	"net"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/kubekata/kubekata/harness/selector"
 	"github.com/kubekata/kubekata/harness/storage"
+	"github.com/kubekata/kubekata/harness/suite"
 )
 
 // maxFrame bounds one message: a program that sends more is broken or
@@ -258,31 +258,6 @@ func requestContext(f *frame) (context.Context, context.CancelFunc) {
 	return context.WithCancel(context.Background())
 }
 
-// implementationFrame finds the first line of a stack in a non-test file
-// of an exercise or solution, as harness/suite reports a panic.
-func implementationFrame(stack string) string {
-	for _, line := range strings.Split(stack, "\n") {
-		line = strings.TrimSpace(line)
-		if !strings.Contains(line, ".go:") {
-			continue
-		}
-		for _, dir := range []string{"/exercises/", "/solutions/"} {
-			i := strings.Index(line, dir)
-			if i < 0 {
-				continue
-			}
-			loc := line[i+1:]
-			if j := strings.Index(loc, " +0x"); j >= 0 {
-				loc = loc[:j]
-			}
-			if !strings.Contains(loc, "_test.go:") {
-				return loc
-			}
-		}
-	}
-	return ""
-}
-
 // guard runs fn, turning a panic or a runtime.Goexit into the frame that
 // reports it; fn's own frame otherwise.
 func guard(fn func() *frame) (f *frame) {
@@ -308,7 +283,7 @@ func guard(fn func() *frame) (f *frame) {
 // panicFrame reports a panic with value r, recovered just now: the stack
 // still shows where it came from.
 func panicFrame(r any) *frame {
-	return &frame{Panic: &wirePanic{Value: fmt.Sprint(r), Where: implementationFrame(string(debug.Stack()))}}
+	return &frame{Panic: &wirePanic{Value: fmt.Sprint(r), Where: suite.ImplementationFrame(string(debug.Stack()))}}
 }
 
 // resultFrame encodes a call's value and error as its final frame.

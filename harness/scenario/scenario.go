@@ -520,15 +520,9 @@ func cmdSnapshotSave(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	st := stateOf(ts)
 	st.running(ts, "snapshot-save")
-	f, err := os.Create(ts.MkAbs(args[0]))
-	ts.Check(err)
 	ctx, cancel := requestContext()
 	defer cancel()
-	err = program.SaveSnapshot(ctx, st.dataDir, f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if _, err := program.SaveSnapshotFile(ctx, st.dataDir, ts.MkAbs(args[0])); err != nil {
 		ts.Fatalf("snapshot-save %s: %v", args[0], err)
 	}
 }

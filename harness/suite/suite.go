@@ -267,7 +267,7 @@ func runStep(tt *testing.T, s Step) {
 // panicked and where in the implementation it happened.
 func describePanic(r any, stack []byte) string {
 	msg := fmt.Sprintf("panic: %v", r)
-	if where := implementationFrame(string(stack)); where != "" {
+	if where := ImplementationFrame(string(stack)); where != "" {
 		msg += "\n\tat " + where
 	}
 	if s := fmt.Sprint(r); strings.Contains(s, "not implemented") {
@@ -276,9 +276,9 @@ func describePanic(r any, stack []byte) string {
 	return msg
 }
 
-// implementationFrame finds the first stack frame in a non-test file of an
+// ImplementationFrame finds the first stack frame in a non-test file of an
 // exercise or solution package, as "exercises/01-reconcile/reconcile.go:21".
-func implementationFrame(stack string) string {
+func ImplementationFrame(stack string) string {
 	for _, line := range strings.Split(stack, "\n") {
 		line = strings.TrimSpace(line)
 		if !strings.Contains(line, ".go:") {

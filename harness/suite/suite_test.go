@@ -105,8 +105,8 @@ github.com/kubekata/kubekata/exercises/01-reconcile.Plan(...)
 github.com/kubekata/kubekata/exercises/01-reconcile.TestReconcile(...)
 	/src/exercises/01-reconcile/reconcile_test.go:9 +0x25
 `
-	if got, want := implementationFrame(stack), "exercises/01-reconcile/reconcile.go:21"; got != want {
-		t.Errorf("implementationFrame() = %q, want %q", got, want)
+	if got, want := ImplementationFrame(stack), "exercises/01-reconcile/reconcile.go:21"; got != want {
+		t.Errorf("ImplementationFrame() = %q, want %q", got, want)
 	}
 }
 

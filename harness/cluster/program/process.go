@@ -261,6 +261,25 @@ func SaveSnapshot(ctx context.Context, dataDir string, w io.Writer) error {
 	return nil
 }
 
+// ErrNoCluster is the error of SaveSnapshot and SaveSnapshotFile when no
+// cluster runs with its data in the directory (an fs.ErrNotExist too).
+var ErrNoCluster = admin.ErrNoCluster
+
+// SaveSnapshotFile is SaveSnapshot into file, written whole or not at
+// all (a temporary file, synced, renamed over file, mode 0600: the
+// snapshot holds every Secret). It returns the snapshot's size.
+func SaveSnapshotFile(ctx context.Context, dataDir, file string) (int64, error) {
+	info, err := admin.Read(dataDir)
+	if err != nil {
+		return 0, fmt.Errorf("program: %w", err)
+	}
+	n, err := admin.WriteAtomic(file, 0o600, func(w io.Writer) error { return admin.Fetch(ctx, info, w) })
+	if err != nil {
+		return 0, fmt.Errorf("program: %w", err)
+	}
+	return n, nil
+}
+
 // Running says whether a cluster program is running with its data in
 // dataDir (it answers on the admin endpoint announced in
 // dataDir/admin.json), and its process id. A crash leaves admin.json

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,41 +88,12 @@ func snapshotSave(env *Env, args []string) error {
 	if _, err := os.Stat(file); err == nil && !*force {
 		return fmt.Errorf("kata snapshot save: %s already exists; pick another name, or pass --force to replace it", pos[0])
 	}
-	f, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp-*")
+	size, err := program.SaveSnapshotFile(env.Ctx, dir, file)
 	if err != nil {
-		return fmt.Errorf("kata snapshot save: %w", err)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := program.SaveSnapshot(env.Ctx, dir, f); err != nil {
-		if errors.Is(err, iofs.ErrNotExist) {
+		if errors.Is(err, program.ErrNoCluster) {
 			return fmt.Errorf("kata snapshot save: no cluster is running with its data in %s; start one with kata up (--data-dir %s)", dir, dir)
 		}
 		return fmt.Errorf("kata snapshot save: %s", trimPrefixes(err.Error()))
-	}
-	size, err := f.Seek(0, 1)
-	if err != nil {
-		return fmt.Errorf("kata snapshot save: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("kata snapshot save: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("kata snapshot save: %w", err)
-	}
-	if err := os.Rename(tmp, file); err != nil {
-		return fmt.Errorf("kata snapshot save: %w", err)
-	}
-	ok = true
-	if d, err := os.Open(filepath.Dir(file)); err == nil {
-		_ = d.Sync()
-		d.Close()
 	}
 	fmt.Fprintf(env.Stdout, "kata snapshot save: saved the store of the cluster in %s to %s (%d bytes)\n", dir, pos[0], size)
 	return nil

@@ -77,7 +77,7 @@ func Read(dir string) (Info, error) {
 	var info Info
 	b, err := os.ReadFile(filepath.Join(dir, File))
 	if errors.Is(err, fs.ErrNotExist) {
-		return info, fmt.Errorf("admin: no cluster is running with its data in %s (there is no %s): %w", dir, File, fs.ErrNotExist)
+		return info, fmt.Errorf("admin: no cluster is running with its data in %s (there is no %s): %w", dir, File, ErrNoCluster)
 	}
 	if err != nil {
 		return info, fmt.Errorf("admin: %w", err)
@@ -88,15 +88,31 @@ func Read(dir string) (Info, error) {
 	return info, nil
 }
 
+// ErrNoCluster is Read's error when no cluster announced itself in the
+// directory; it is an fs.ErrNotExist too.
+var ErrNoCluster = fmt.Errorf("no cluster is running: %w", fs.ErrNotExist)
+
 // WriteFileAtomic writes data to name through a temporary file in the
 // same directory, synced, then renamed over name, and syncs the
 // directory: a reader sees the old file or the new one, never half of
 // one, also after a crash.
 func WriteFileAtomic(name string, data []byte, perm os.FileMode) error {
+	_, err := WriteAtomic(name, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	return err
+}
+
+// WriteAtomic is WriteFileAtomic for content that write streams: name
+// is replaced only once write returned nil and the file is synced. It
+// returns the number of bytes written; an error of write comes back as
+// it is.
+func WriteAtomic(name string, perm os.FileMode, write func(io.Writer) error) (int64, error) {
 	dir := filepath.Dir(name)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("admin: %w", err)
+		return 0, fmt.Errorf("admin: %w", err)
 	}
 	tmp := f.Name()
 	ok := false
@@ -107,26 +123,38 @@ func WriteFileAtomic(name string, data []byte, perm os.FileMode) error {
 		}
 	}()
 	if err := f.Chmod(perm); err != nil {
-		return fmt.Errorf("admin: %w", err)
+		return 0, fmt.Errorf("admin: %w", err)
 	}
-	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("admin: %w", err)
+	cw := &countingWriter{w: f}
+	if err := write(cw); err != nil {
+		return 0, err
 	}
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("admin: %w", err)
+		return 0, fmt.Errorf("admin: %w", err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("admin: %w", err)
+		return 0, fmt.Errorf("admin: %w", err)
 	}
 	if err := os.Rename(tmp, name); err != nil {
-		return fmt.Errorf("admin: %w", err)
+		return 0, fmt.Errorf("admin: %w", err)
 	}
 	ok = true
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
 		d.Close()
 	}
-	return nil
+	return cw.n, nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Handler serves GET /snapshot to a caller with token, streaming
