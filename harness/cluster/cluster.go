@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/kubekata/kubekata/harness/httpguard"
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
@@ -33,7 +32,7 @@ const (
 )
 
 // NewServer is the apiserver's HTTP server for handler, with the limits
-// above. Serve puts handler behind httpguard.Wrap first.
+// above.
 func NewServer(handler http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           handler,
@@ -48,7 +47,8 @@ type Config struct {
 	// Store is the cluster's store; Serve compacts it but does not close
 	// it.
 	Store storage.Store
-	// Handler is the apiserver.
+	// Handler is what the server serves: the apiserver with whatever Run
+	// put around it (httpguard, the edge); Serve adds nothing.
 	Handler http.Handler
 	// Listener is where the apiserver listens.
 	Listener net.Listener
@@ -79,9 +79,7 @@ func Serve(ctx context.Context, cfg Config) error {
 	}
 	srv := cfg.Server
 	if srv == nil {
-		// No authentication yet: keep web pages in the learner's browser
-		// out (DNS rebinding, cross-site simple requests).
-		srv = NewServer(httpguard.Wrap(cfg.Handler))
+		srv = NewServer(cfg.Handler)
 	}
 	base, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -219,26 +219,29 @@ func TestServeNeedsItsParts(t *testing.T) {
 	}
 }
 
-// Serve puts the apiserver behind httpguard: a rebinding Host is refused
+// Run puts the apiserver behind httpguard: a rebinding Host is refused
 // before the apiserver sees it, a loopback one reaches it.
-func TestServeGuardsTheApiserver(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := storage.NewMemory()
-	defer s.Close()
+func TestRunGuardsTheApiserver(t *testing.T) {
 	var reached atomic.Int32
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached.Add(1) })
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, Config{Store: s, Listener: ln, Handler: h}) }()
-	defer func() { cancel(); <-done }()
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/readyz":
+			return // 200
+		case "/api/v1/namespaces":
+			w.WriteHeader(http.StatusCreated) // bootstrap
+			return
+		}
+		reached.Add(1)
+	})
+	out := newLines()
+	_, done := runInBackground(t, Parts{APIServer: func(storage.Store) http.Handler { return h }}, Options{DataDir: t.TempDir(), Stdout: out})
+	line := out.waitLine(t, "kata up: the apiserver is listening on ", done)
+	url := strings.Fields(strings.TrimPrefix(line, "kata up: the apiserver is listening on "))[0]
 	for _, c := range []struct {
 		host string
 		want int
 	}{{"attacker.example", http.StatusMisdirectedRequest}, {"localhost", http.StatusOK}} {
-		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/api", nil)
+		req, _ := http.NewRequest("GET", url+"/api", nil)
 		req.Host = c.host
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -153,8 +153,10 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 		}
 	}()
 
-	// 2. The apiserver, behind httpguard (no authentication yet) and the
-	// edge, outermost.
+	// 2. The apiserver, behind httpguard (no authentication yet: it
+	// keeps web pages in the learner's browser out, DNS rebinding and
+	// cross-site simple requests) and the edge, outermost, so that a body
+	// the edge turns into JSON passes the guard.
 	h, err := call(p.APIServerFrom, "New", func() (http.Handler, error) { return p.APIServer(store), nil })
 	if err != nil {
 		return err
@@ -184,10 +186,7 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 	defer stopServing()
 	served := make(chan error, 1)
 	go func() {
-		// h is already behind httpguard, with the edge outside it: a
-		// Server of our own keeps Serve from guarding it a second time,
-		// outside the edge, where the guard refused protobuf bodies.
-		served <- Serve(serveCtx, Config{Store: store, Handler: h, Listener: ln, Server: NewServer(h),
+		served <- Serve(serveCtx, Config{Store: store, Handler: h, Listener: ln,
 			CompactionInterval: o.CompactionInterval, After: o.After, Log: stderr})
 	}()
 	stopAPIServer := func() error {
