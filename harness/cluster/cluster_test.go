@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -216,43 +215,5 @@ func TestServeCompacts(t *testing.T) {
 func TestServeNeedsItsParts(t *testing.T) {
 	if err := Serve(context.Background(), Config{}); err == nil || !strings.HasPrefix(err.Error(), "cluster: ") {
 		t.Errorf("Serve(Config{}) = %v, want an error prefixed cluster:", err)
-	}
-}
-
-// Run puts the apiserver behind httpguard: a rebinding Host is refused
-// before the apiserver sees it, a loopback one reaches it.
-func TestRunGuardsTheApiserver(t *testing.T) {
-	var reached atomic.Int32
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/readyz":
-			return // 200
-		case "/api/v1/namespaces":
-			w.WriteHeader(http.StatusCreated) // bootstrap
-			return
-		}
-		reached.Add(1)
-	})
-	out := newLines()
-	_, done := runInBackground(t, Parts{APIServer: func(storage.Store) http.Handler { return h }}, Options{DataDir: t.TempDir(), Stdout: out})
-	line := out.waitLine(t, "kata up: the apiserver is listening on ", done)
-	url := strings.Fields(strings.TrimPrefix(line, "kata up: the apiserver is listening on "))[0]
-	for _, c := range []struct {
-		host string
-		want int
-	}{{"attacker.example", http.StatusMisdirectedRequest}, {"localhost", http.StatusOK}} {
-		req, _ := http.NewRequest("GET", url+"/api", nil)
-		req.Host = c.host
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != c.want {
-			t.Errorf("GET /api with Host %q = %d, want %d", c.host, resp.StatusCode, c.want)
-		}
-	}
-	if n := reached.Load(); n != 1 {
-		t.Errorf("the apiserver saw %d requests, want 1 (the loopback one)", n)
 	}
 }
