@@ -21,7 +21,7 @@
 //     different one whom they impersonate).
 //  3. The Authorizer contract, and Config: what a pipeline is built
 //     from (the store it reads policy and namespaces from, the static
-//     token file, the validating policies to enforce, the clock).
+//     token file, the validating policies to enforce).
 //  4. The users, groups and policies upstream names (system:masters,
 //     system:authenticated, ...), and BootstrapPolicy: the ClusterRoles
 //     and ClusterRoleBindings upstream's apiserver creates at its first

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/kubekata/kubekata/harness/storage"
 )
@@ -112,8 +111,6 @@ type Config struct {
 	// Policies names the validating policies to enforce
 	// (PolicyDenyLatestTag).
 	Policies []string
-	// Now is the clock (nil: time.Now).
-	Now func() time.Time
 }
 
 type userKey struct{}
