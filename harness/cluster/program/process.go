@@ -51,6 +51,10 @@ type Options struct {
 	Nodes int
 	// EtcdServers runs the store on etcd (the program needs Wiring.Etcd).
 	EtcdServers []string
+	// AdmissionPolicies are the validating admission policies to
+	// enforce (pipeline.PolicyDenyLatestTag); the program needs
+	// Wiring.Pipeline, and refuses a name it does not know.
+	AdmissionPolicies []string
 	// Stdout and Stderr receive the program's output as it comes; nil
 	// discards it (Start's errors still quote its last lines).
 	Stdout, Stderr io.Writer
@@ -76,6 +80,9 @@ func (o Options) Args() []string {
 		"--compaction-interval", o.CompactionInterval.String(), "--nodes", strconv.Itoa(nodes)}
 	if len(o.EtcdServers) > 0 {
 		args = append(args, "--etcd-servers", strings.Join(o.EtcdServers, ","))
+	}
+	if len(o.AdmissionPolicies) > 0 {
+		args = append(args, "--admission-policy", strings.Join(o.AdmissionPolicies, ","))
 	}
 	return args
 }
@@ -166,7 +173,9 @@ func (p *Process) ExitCode() int {
 	return -1
 }
 
-// URL is the apiserver's address, http://127.0.0.1:PORT.
+// URL is the apiserver's address: http://127.0.0.1:PORT, or
+// https://127.0.0.1:PORT with the request pipeline (reach it through
+// Credentials).
 func (p *Process) URL() string { return p.url }
 
 // Kubeconfig is the path of the kubeconfig the program wrote.

@@ -36,6 +36,13 @@ type Wiring struct {
 	APIServer string
 	// Edge imports harness/protoedge and sets Parts.Edge = protoedge.Wrap.
 	Edge bool
+	// Pipeline is the import path of the package with
+	// New(ctx, pipeline.Config) (func(http.Handler) http.Handler, error)
+	// (exercise 05's New): the request pipeline that authenticates,
+	// authorizes and admits every request. "" runs the apiserver without
+	// it: plain HTTP on loopback, where anyone who can reach the port
+	// can do anything.
+	Pipeline string
 	// NotDone is what the program says after "DIR is not done yet: " when
 	// a part panics "not implemented", for example "finish it (kata next)".
 	// Empty: "finish it (kata next)".
@@ -79,6 +86,9 @@ func (w Wiring) Source() ([]byte, error) {
 	if w.Store != "" {
 		fmt.Fprintf(&b, "\tstore %q\n", w.Store)
 	}
+	if w.Pipeline != "" {
+		fmt.Fprintf(&b, "\tadmission %q\n", w.Pipeline)
+	}
 	fmt.Fprintf(&b, "\t%q\n", m+"/harness/cluster")
 	if w.Etcd {
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/storage/etcdstore")
@@ -98,6 +108,10 @@ func (w Wiring) Source() ([]byte, error) {
 	fmt.Fprintf(&b, "\t\tAPIServerFrom: %s,\n", strconv.Quote(w.from(w.APIServer)))
 	if w.Edge {
 		b.WriteString("\t\tEdge: protoedge.Wrap,\n")
+	}
+	if w.Pipeline != "" {
+		b.WriteString("\t\tPipeline: admission.New,\n")
+		fmt.Fprintf(&b, "\t\tPipelineFrom: %s,\n", strconv.Quote(w.from(w.Pipeline)))
 	}
 	fmt.Fprintf(&b, "\t\tNotDone: %s,\n", strconv.Quote(notDone))
 	b.WriteString("\t})\n}\n")
