@@ -27,6 +27,9 @@ type object = map[string]any
 type kube struct {
 	base string
 	hc   *http.Client
+	// token, when set, goes with every request as a bearer token
+	// (`as --token`).
+	token string
 }
 
 // statusError is a request the server answered with a Status.
@@ -40,10 +43,26 @@ type statusError struct {
 // (staging/src/k8s.io/kubectl/pkg/cmd/util/helpers.go,
 // StandardErrorMessage).
 func (e *statusError) Error() string {
-	if e.reason == "" {
+	switch e.reason {
+	case "":
 		return "Error from server: " + e.message
+	case "Unauthorized":
+		return fmt.Sprintf("error: You must be logged in to the server (%s)", e.message)
 	}
 	return fmt.Sprintf("Error from server (%s): %s", e.reason, e.message)
+}
+
+// newStatusError reads a reply outside 2xx: the Status's message and
+// reason when the body is one, else the body as the message.
+func newStatusError(code int, data []byte) *statusError {
+	se := &statusError{code: code, message: strings.TrimSpace(string(data))}
+	if obj, err := decodeObject(data); err == nil {
+		if m, ok := obj["message"].(string); ok {
+			se.message = m
+		}
+		se.reason, _ = obj["reason"].(string)
+	}
+	return se
 }
 
 func isNotFound(err error) bool {
@@ -93,9 +112,9 @@ func (r ref) String() string { return r.kind.Singular + "/" + r.name }
 
 func (r ref) path() string { return client.Path(r.kind, r.namespace, r.name, "") }
 
-// send makes one request and decodes a JSON reply; an answer outside 2xx
-// is a *statusError.
-func (k *kube) send(ctx context.Context, method, path string, q url.Values, contentType string, body []byte) (object, error) {
+// do sends one request to path (with its query) as the kube's identity,
+// asking for JSON.
+func (k *kube) do(ctx context.Context, method, path string, q url.Values, contentType string, body []byte) (*http.Response, error) {
 	u := k.base + path
 	if len(q) > 0 {
 		u += "?" + q.Encode()
@@ -112,28 +131,34 @@ func (k *kube) send(ctx context.Context, method, path string, q url.Values, cont
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
+	if k.token != "" {
+		req.Header.Set("Authorization", "Bearer "+k.token)
+	}
 	resp, err := k.hc.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %s %s: %w", method, path, err)
+	}
+	return resp, nil
+}
+
+// send makes one request and decodes a JSON reply; an answer outside 2xx
+// is a *statusError.
+func (k *kube) send(ctx context.Context, method, path string, q url.Values, contentType string, body []byte) (object, error) {
+	resp, err := k.do(ctx, method, path, q, contentType, body)
+	if err != nil {
+		return nil, err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %s %s: reading the reply: %w", method, path, err)
 	}
-	obj, derr := decodeObject(data)
 	if resp.StatusCode/100 != 2 {
-		se := &statusError{code: resp.StatusCode, message: strings.TrimSpace(string(data))}
-		if derr == nil {
-			if m, ok := obj["message"].(string); ok {
-				se.message = m
-			}
-			se.reason, _ = obj["reason"].(string)
-		}
-		return nil, se
+		return nil, newStatusError(resp.StatusCode, data)
 	}
-	if derr != nil {
-		return nil, fmt.Errorf("scenario: %s %s: %d with a body that is not a JSON object: %w", method, path, resp.StatusCode, derr)
+	obj, err := decodeObject(data)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %s %s: %d with a body that is not a JSON object: %w", method, path, resp.StatusCode, err)
 	}
 	return obj, nil
 }

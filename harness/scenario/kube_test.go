@@ -30,18 +30,23 @@ func newKube(t *testing.T) *kube {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, err := program.Start(ctx, bin, program.Options{DataDir: t.TempDir()})
+	dir := t.TempDir()
+	p, err := program.Start(ctx, bin, program.Options{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	t.Cleanup(func() {
-		hc.CloseIdleConnections()
 		if err := p.Stop(); err != nil {
 			t.Errorf("stopping the cluster: %v", err)
 		}
 	})
-	return &kube{base: p.URL(), hc: hc}
+	// As the admin: the reference cluster has the request pipeline.
+	creds, err := program.Credentials(dir, "admin")
+	if err != nil {
+		t.Fatalf("program.Credentials(%s, admin): %v", dir, err)
+	}
+	t.Cleanup(creds.Client.CloseIdleConnections)
+	return &kube{base: creds.URL, hc: creds.Client}
 }
 
 func mustManifests(t *testing.T, text string) []object {

@@ -2,11 +2,12 @@ package scenario
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubekata/kubekata/harness/cluster/program"
 )
@@ -91,8 +93,33 @@ type state struct {
 	// (or last ran).
 	proc    *program.Process
 	bin     string
-	kube    *kube
 	watches map[string]*recorder
+	// policies are the admission policies cluster-start turned on; a
+	// restart keeps them.
+	policies []string
+	// who the commands act as (the zero identity is the admin), and the
+	// clients and kubeconfigs of the running cluster per identity.
+	who         identity
+	kubes       map[identity]*kube
+	kubeconfigs map[identity]string
+}
+
+// identity is whom the commands act as: one of the cluster's users
+// (program.Credentials), or, with a token, a bearer token sent with no
+// client certificate. The zero identity is the admin.
+type identity struct {
+	user  string
+	token string
+}
+
+func (id identity) String() string {
+	switch {
+	case id.token != "":
+		return "--token " + id.token
+	case id.user == "":
+		return "admin"
+	}
+	return id.user
 }
 
 func stateOf(ts *testscript.TestScript) *state {
@@ -114,27 +141,70 @@ func (st *state) shutdown() {
 }
 
 // closeClient closes the kept-alive connections to a cluster that is
-// gone.
+// gone, and forgets its clients.
 func (st *state) closeClient() {
-	if st.kube != nil {
-		st.kube.hc.CloseIdleConnections()
-		st.kube = nil
+	for _, k := range st.kubes {
+		k.hc.CloseIdleConnections()
 	}
+	st.kubes, st.kubeconfigs = nil, nil
 }
 
-// running returns the client of the running cluster, or fails the
-// scenario.
+// running returns the client of the running cluster for the identity
+// the commands act as, or fails the scenario.
 func (st *state) running(ts *testscript.TestScript, cmd string) *kube {
 	if st.proc == nil {
 		ts.Fatalf("%s: no cluster is running (cluster-start first)", cmd)
 	}
-	return st.kube
+	k, _, err := st.connect(ts, st.who)
+	if err != nil {
+		ts.Fatalf("%s: %v", cmd, err)
+	}
+	return k
+}
+
+// anonymousUser is program.Credentials' name for no credentials.
+const anonymousUser = "anonymous"
+
+// connect returns the client and kubeconfig of the running cluster for
+// id, made once per cluster start. On a cluster with the request
+// pipeline (exercise 05) each user has a client certificate and a
+// kubeconfig of their own; without it the cluster is plain HTTP, every
+// identity is the same unauthenticated access, and a token is sent for
+// nothing to check it.
+func (st *state) connect(ts *testscript.TestScript, id identity) (*kube, string, error) {
+	if k := st.kubes[id]; k != nil {
+		return k, st.kubeconfigs[id], nil
+	}
+	user := id.user
+	switch {
+	case id.token != "":
+		user = anonymousUser
+	case user == "":
+		user = "admin"
+	}
+	creds, err := program.Credentials(st.dataDir, user)
+	if err != nil {
+		return nil, "", fmt.Errorf("scenario: acting as %s: %w", id, err)
+	}
+	kubeconfig := creds.Kubeconfig
+	if id.token != "" && strings.HasPrefix(creds.URL, "https://") {
+		if kubeconfig, err = tokenKubeconfig(ts, creds.Kubeconfig, id.token); err != nil {
+			creds.Client.CloseIdleConnections()
+			return nil, "", err
+		}
+	}
+	k := &kube{base: creds.URL, hc: creds.Client, token: id.token}
+	if st.kubes == nil {
+		st.kubes, st.kubeconfigs = map[identity]*kube{}, map[identity]string{}
+	}
+	st.kubes[id], st.kubeconfigs[id] = k, kubeconfig
+	return k, kubeconfig, nil
 }
 
 // Commands returns the scenario commands, for testscript.Params.Cmds.
 func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		// cluster-start [--reference] starts the cluster on $WORK/data.
+		// cluster-start [--reference] [--admission-policy NAME,...] starts the cluster on $WORK/data.
 		"cluster-start": cmdClusterStart,
 		// cluster-stop stops it cleanly (SIGINT).
 		"cluster-stop": cmdClusterStop,
@@ -164,6 +234,8 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"snapshot-restore": cmdSnapshotRestore,
 		// kubectl ARGS... runs the real kubectl against the cluster.
 		"kubectl": cmdKubectl,
+		// as USER | as --token TOKEN acts as another identity for the commands that follow.
+		"as": cmdAs,
 	}
 }
 
@@ -174,8 +246,9 @@ func noNeg(ts *testscript.TestScript, neg bool, cmd string) {
 	}
 }
 
-// startCluster starts bin on the scenario's data directory and points
-// $URL and $KUBECONFIG at it.
+// startCluster starts bin on the scenario's data directory, with the
+// admission policies st.policies, and points $URL and $KUBECONFIG at it
+// ($KUBECONFIG: the kubeconfig of the identity the commands act as).
 func startCluster(ts *testscript.TestScript, st *state, bin string) {
 	if st.proc != nil {
 		ts.Fatalf("cluster-start: a cluster is already running at %s (cluster-stop first)", st.proc.URL())
@@ -185,7 +258,7 @@ func startCluster(ts *testscript.TestScript, st *state, bin string) {
 	ts.Defer(func() { log.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	p, err := program.Start(ctx, bin, program.Options{DataDir: st.dataDir, Stdout: log, Stderr: log})
+	p, err := program.Start(ctx, bin, program.Options{DataDir: st.dataDir, Stdout: log, Stderr: log, AdmissionPolicies: st.policies})
 	if err != nil {
 		ts.Fatalf("cluster-start: %v", err)
 	}
@@ -196,21 +269,39 @@ func startCluster(ts *testscript.TestScript, st *state, bin string) {
 			st.proc = nil
 		}
 	})
-	// A client of its own per cluster: its kept-alive connections go
+	// Clients of their own per cluster: their kept-alive connections go
 	// when the cluster does.
-	st.kube = &kube{base: p.URL(), hc: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}}
+	_, kubeconfig, err := st.connect(ts, st.who)
+	if err != nil {
+		ts.Fatalf("cluster-start: %v", err)
+	}
 	ts.Setenv("URL", p.URL())
-	ts.Setenv("KUBECONFIG", p.Kubeconfig())
+	ts.Setenv("KUBECONFIG", kubeconfig)
 }
 
-// cluster-start [--reference] starts the cluster on $WORK/data (the
-// reference's program with --reference) and waits until it is ready.
+// cluster-start [--reference] [--admission-policy NAME,...] starts the
+// cluster on $WORK/data (the reference's program with --reference) and
+// waits until it is ready. --admission-policy turns on validating
+// admission policies (deny-latest-tag), as kata up --admission-policy
+// does; a cluster without the request pipeline (exercise 05) refuses
+// it. cluster-restart keeps them.
 func cmdClusterStart(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "cluster-start")
+	const usage = "usage: cluster-start [--reference] [--admission-policy NAME,...]"
+	fs := flag.NewFlagSet("cluster-start", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	reference := fs.Bool("reference", false, "")
+	policies := fs.String("admission-policy", "", "")
+	if fs.Parse(args) != nil || fs.NArg() != 0 {
+		ts.Fatalf("%s", usage)
+	}
 	st := stateOf(ts)
+	st.policies = nil
+	if *policies != "" {
+		st.policies = strings.Split(*policies, ",")
+	}
 	bin := st.cfg.Binary
-	switch {
-	case len(args) == 1 && args[0] == "--reference":
+	if *reference {
 		if st.cfg.Reference == nil {
 			st.t.Skip("cluster-start --reference: there is no reference cluster here (a student copy has no solutions/)")
 		}
@@ -218,8 +309,6 @@ func cmdClusterStart(ts *testscript.TestScript, neg bool, args []string) {
 		if bin, err = st.cfg.Reference(); err != nil {
 			ts.Fatalf("cluster-start --reference: %v", err)
 		}
-	case len(args) != 0:
-		ts.Fatalf("usage: cluster-start [--reference]")
 	}
 	startCluster(ts, st, bin)
 }
@@ -547,8 +636,9 @@ func cmdSnapshotRestore(ts *testscript.TestScript, neg bool, args []string) {
 	report(ts, neg, "snapshot-restore "+args[0], err)
 }
 
-// kubectl ARGS... runs the real kubectl against the running cluster; a
-// scenario guards it with [!kubectl] skip.
+// kubectl ARGS... runs the real kubectl against the running cluster,
+// with the kubeconfig of the identity the commands act as; a scenario
+// guards it with [!kubectl] skip.
 func cmdKubectl(ts *testscript.TestScript, neg bool, args []string) {
 	st := stateOf(ts)
 	st.running(ts, "kubectl")
@@ -562,4 +652,77 @@ func cmdKubectl(ts *testscript.TestScript, neg bool, args []string) {
 	case err == nil && neg:
 		ts.Fatalf("kubectl %s: succeeded unexpectedly", strings.Join(args, " "))
 	}
+}
+
+// as USER | as --token TOKEN: the commands that follow (apply, replace,
+// get, delete, wait-for, watch-start, kubectl) act as USER, one of the
+// cluster's users (admin, the default; learner; anonymous, with no
+// credentials; a component such as kube-scheduler or node-1), or send
+// the bearer token TOKEN and no client certificate. $KUBECONFIG becomes
+// that identity's kubeconfig. A watch already started keeps its identity.
+// On a cluster without the request pipeline every identity is the same
+// unauthenticated access.
+func cmdAs(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "as")
+	const usage = "usage: as USER | as --token TOKEN"
+	var id identity
+	switch {
+	case len(args) == 2 && args[0] == "--token" && args[1] != "":
+		id.token = args[1]
+	case len(args) == 1 && args[0] != "" && !strings.HasPrefix(args[0], "-"):
+		if args[0] != "admin" {
+			id.user = args[0]
+		}
+	default:
+		ts.Fatalf("%s", usage)
+	}
+	st := stateOf(ts)
+	if st.proc != nil {
+		_, kubeconfig, err := st.connect(ts, id)
+		if err != nil {
+			ts.Fatalf("as %s: %v", strings.Join(args, " "), err)
+		}
+		ts.Setenv("KUBECONFIG", kubeconfig)
+	}
+	st.who = id
+}
+
+// tokenKubeconfig writes a copy of the kubeconfig file whose users carry
+// token as their bearer token, for kubectl to act as `as --token` does.
+func tokenKubeconfig(ts *testscript.TestScript, file, token string) (string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("scenario: %w", err)
+	}
+	var cfg map[string]any
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		return "", fmt.Errorf("scenario: reading %s: %w", file, err)
+	}
+	users, _ := cfg["users"].([]any)
+	if len(users) == 0 {
+		return "", fmt.Errorf("scenario: %s has no users to give a token to", file)
+	}
+	for _, u := range users {
+		if m, ok := u.(map[string]any); ok {
+			user, _ := m["user"].(map[string]any)
+			if user == nil {
+				user = map[string]any{}
+				m["user"] = user
+			}
+			user["token"] = token
+		}
+	}
+	out, err := yaml.Marshal(cfg)
+	if err != nil {
+		return "", fmt.Errorf("scenario: %w", err)
+	}
+	sum := sha256.Sum256([]byte(token))
+	path := ts.MkAbs(filepath.Join(".kube", "token-"+hex.EncodeToString(sum[:6])+".kubeconfig"))
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", fmt.Errorf("scenario: %w", err)
+	}
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		return "", fmt.Errorf("scenario: %w", err)
+	}
+	return path, nil
 }

@@ -34,14 +34,19 @@ var reference = sync.OnceValues(func() (string, error) {
 	defer cancel()
 	m := program.DefaultModule
 	// As kata up --reference wires it: the protobuf edge once
-	// harness/protoedge exists.
-	_, err = os.Stat(filepath.Join(root, "harness", "protoedge"))
-	err = program.Build(ctx, root, program.Wiring{
+	// harness/protoedge exists, the request pipeline once
+	// solutions/05-admission does.
+	w := program.Wiring{
 		Store:     m + "/solutions/03-store",
 		APIServer: m + "/solutions/04-apiserver",
-		Edge:      err == nil,
-	}, bin)
-	return bin, err
+	}
+	if _, err := os.Stat(filepath.Join(root, "harness", "protoedge")); err == nil {
+		w.Edge = true
+	}
+	if _, err := os.Stat(filepath.Join(root, "solutions", "05-admission")); err == nil {
+		w.Pipeline = m + "/solutions/05-admission"
+	}
+	return bin, program.Build(ctx, root, w, bin)
 })
 
 func TestMain(m *testing.M) {

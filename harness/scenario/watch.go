@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"sync"
@@ -53,19 +54,14 @@ func (k *kube) watch(ctx context.Context, r ref, q url.Values, rv string, fn fun
 	}
 	wq.Set("watch", "1")
 	wq.Set("resourceVersion", rv)
-	u := k.base + r.path() + "?" + wq.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	resp, err := k.do(ctx, http.MethodGet, r.path(), wq, "", nil)
 	if err != nil {
-		return fmt.Errorf("scenario: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := k.hc.Do(req)
-	if err != nil {
-		return fmt.Errorf("scenario: watch %s: %w", r.path(), err)
+		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("scenario: watch %s: status %d, want 200", r.path(), resp.StatusCode)
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		return newStatusError(resp.StatusCode, data)
 	}
 	dec := json.NewDecoder(bufio.NewReader(resp.Body))
 	dec.UseNumber()
