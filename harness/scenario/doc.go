@@ -12,30 +12,42 @@
 //
 // Its responsibilities:
 //
-//  1. Lifecycle: cluster-start [--reference], cluster-stop (SIGINT, a
-//     clean exit), cluster-restart, cluster-kill (SIGKILL, a crash), wipe
+//  1. Lifecycle: cluster-start [--reference] [--admission-policy
+//     NAME,...], cluster-stop (SIGINT, a clean exit), cluster-restart
+//     (with the same policies), cluster-kill (SIGKILL, a crash), wipe
 //     (the data directory of a stopped cluster), on $WORK/data; $URL and
 //     $KUBECONFIG point at the running cluster. No cluster process or
 //     watch outlives its scenario, whether it passes or fails (ts.Defer
 //     and the Setup's Defer kill and reap them).
-//  2. Objects over Kubernetes' REST API with untyped JSON: apply FILE
+//  2. Identity: the commands act as the cluster's admin unless `as USER`
+//     names another of its users (learner, anonymous, a component; see
+//     program.Credentials) or `as --token TOKEN` sends a bearer token
+//     with no client certificate; kubectl then runs with that user's
+//     kubeconfig. On a cluster with the request pipeline (exercise 05)
+//     that is TLS with the user's client certificate; without it, plain
+//     HTTP where every identity is the same unauthenticated access.
+//  3. Objects over Kubernetes' REST API with untyped JSON: apply FILE
 //     (create, or a strategic merge patch as kubectl apply sends, keeping
 //     the last-applied annotation), replace FILE (PUT, as kubectl
 //     replace), get [-l SELECTOR] RESOURCE[/NS[/NAME]] [TEMPLATE], delete.
 //     A server error is printed as kubectl prints it ("Error from server
-//     (Conflict): ..."), to stderr when the command is negated.
-//  3. JSONPath templates, a subset of kubectl's (jsonpath.go says which).
-//  4. Waiting without sleeps: wait-for RESOURCE/NS/NAME TEMPLATE=VALUE lists
+//     (Conflict): ...", "Error from server (Forbidden): pods is
+//     forbidden: User ...", and for a 401 "error: You must be logged in
+//     to the server (Unauthorized)"), to stderr when the command is
+//     negated, so that a scenario checks a refusal's reason and message.
+//  4. JSONPath templates, a subset of kubectl's (jsonpath.go says which).
+//  5. Waiting without sleeps: wait-for RESOURCE/NS/NAME TEMPLATE=VALUE lists
 //     then watches the object from the list's resourceVersion, lists again
 //     after a doubling back-off when the watch ends, and at its deadline
 //     says what it saw last. watch-start NAME RESOURCE[/NS] records a
 //     watch's events from now on; watch-expect NAME TYPE OBJECT waits for
 //     one and prints its object.
-//  5. Backup: snapshot-save FILE (from the running cluster, through the
+//  6. Backup: snapshot-save FILE (from the running cluster, through the
 //     program's admin endpoint) and snapshot-restore FILE (into the data
 //     directory of a stopped cluster).
-//  6. kubectl ARGS: the real kubectl with $KUBECONFIG set; [kubectl] is
-//     true when it is on PATH, so that a scenario can skip with a reason.
+//  7. kubectl ARGS: the real kubectl with $KUBECONFIG set (the
+//     identity's kubeconfig); [kubectl] is true when it is on PATH, so
+//     that a scenario can skip with a reason.
 //
 // Scenario files are named <area>_<behaviour>.txtar and open with a
 // header that says what they show and which exercises they need
