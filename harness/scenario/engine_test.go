@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -190,6 +192,17 @@ func TestNeedsLinesOnMemoryStore(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("scenario %s (needs %v) on the in-memory store: %s, want %s\n%s", s.Name, s.Needs, got, want, rt.logs[s.Name])
+			continue
+		}
+		// A scenario proves its needs only when it fails at one of its
+		// checks: failing to start its first cluster proves nothing.
+		if got == "fail" {
+			file := filepath.Join(root, catalog.Dir, s.Name+".txtar")
+			line, cmd := failedAt(rt.logs[s.Name])
+			t.Logf("%s fails at line %d: %s", s.Name, line, cmd)
+			if first := firstLine(t, file, "cluster-start"); line == 0 || line == first {
+				t.Errorf("scenario %s on the in-memory store fails at line %d (%s), not at one of its checks; the first cluster-start is line %d\n%s", s.Name, line, cmd, first, rt.logs[s.Name])
+			}
 		}
 	}
 
@@ -276,4 +289,35 @@ func TestCommandErrors(t *testing.T) {
 	if got := rt.results["no_reference"]; got != "skip" || !strings.Contains(rt.logs["no_reference"], "a student copy has no solutions/") {
 		t.Errorf("cluster-start --reference without a reference: %s, want skip with the reason\n%s", got, rt.logs["no_reference"])
 	}
+}
+
+// failRe finds the line testscript reports a scenario failed at:
+// "FAIL: FILE:LINE: COMMAND: ...".
+var failRe = regexp.MustCompile(`(?m)^\s*FAIL: \S+?\.txtar:(\d+): ([^:\n]*)`)
+
+// failedAt returns the line and command a failed scenario's log names,
+// or 0.
+func failedAt(log string) (int, string) {
+	m := failRe.FindStringSubmatch(log)
+	if m == nil {
+		return 0, ""
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n, m[2]
+}
+
+// firstLine is the number of the first line of file that starts with
+// prefix, or 0.
+func firstLine(t *testing.T, file, prefix string) int {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return i + 1
+		}
+	}
+	return 0
 }
