@@ -51,24 +51,30 @@ func APIServerService(newFn func(storage.Store) http.Handler) Service {
 			}
 			return resultFrame(newResult{ID: hs.add(h)}, nil)
 		},
-		"http.Wait": func(c *serverCall) *frame {
-			var id string
-			if f := c.decode(&id); f != nil {
-				return f
-			}
-			hs.mu.Lock()
-			done, ok := hs.active[id]
-			hs.mu.Unlock()
-			if ok {
-				select {
-				case <-done:
-				case <-c.ctx.Done():
-					return &frame{Err: toWire(c.ctx.Err())}
-				}
-			}
-			return resultFrame(true, nil)
-		},
+		"http.Wait": httpWait(hs),
 	}}
+}
+
+// httpWait is the method that waits until the handler of a request
+// returned (the proxy's waitHandler).
+func httpWait(hs *handlers) method {
+	return func(c *serverCall) *frame {
+		var id string
+		if f := c.decode(&id); f != nil {
+			return f
+		}
+		hs.mu.Lock()
+		done, ok := hs.active[id]
+		hs.mu.Unlock()
+		if ok {
+			select {
+			case <-done:
+			case <-c.ctx.Done():
+				return &frame{Err: toWire(c.ctx.Err())}
+			}
+		}
+		return resultFrame(true, nil)
+	}
 }
 
 func (hs *handlers) add(h http.Handler) int64 {
@@ -104,6 +110,11 @@ func (w *trackingWriter) Flush() {
 
 func (w *trackingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// requestIDKey is the context key of the proxy's id of a request, in the
+// program: a request a gate passes to next names the client's request
+// it came from (exercise 05).
+type requestIDKey struct{}
+
 // ServeHTTP runs the learner's handler the request names, on a goroutine
 // of its own, so that a panic or runtime.Goexit in it still gets an
 // answer that says so.
@@ -112,6 +123,7 @@ func (hs *handlers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	reqID := r.Header.Get(headerRequest)
 	r.Header.Del(headerHandler)
 	r.Header.Del(headerRequest)
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, reqID))
 	hs.mu.Lock()
 	h := hs.byID[id]
 	done := make(chan struct{})
@@ -201,6 +213,9 @@ type proxy struct {
 	pr   *proc
 	id   string
 	reqs atomic.Int64
+	// prepare, when set, readies the request out that carries r, and
+	// returns what to do once the program answered (exercise 05's gate).
+	prepare func(id string, r, out *http.Request) func()
 }
 
 // ServeHTTP forwards r to the program's handler and its answer back,
@@ -224,6 +239,9 @@ func (px *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Body == http.NoBody || r.ContentLength == 0 {
 		out.Body = nil
 	}
+	if px.prepare != nil {
+		defer px.prepare(reqID, r, out)()
+	}
 	resp, err := pr.http.t.RoundTrip(out)
 	if err != nil {
 		if r.Context().Err() != nil {
@@ -242,6 +260,9 @@ func (px *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if resp.Header.Get(headerGoexit) != "" {
 		repanic("remote: " + method + ": " + goexitMessage + pr.printed(mark))
+	}
+	if px.prepare != nil {
+		answered(r, resp.Header)
 	}
 	for k, vs := range resp.Header {
 		w.Header()[k] = vs

@@ -49,6 +49,7 @@ type Program struct {
 	procs  []*proc
 	closed bool
 	back   *backServer // the grader's stores, served to the program
+	nexts  *nextServer // the grader's next handlers (exercise 05)
 }
 
 // NewProgram returns the program at path, not started yet. What it prints
@@ -76,8 +77,8 @@ func (p *Program) Close() error {
 	p.mu.Lock()
 	p.closed = true
 	procs := p.procs
-	back := p.back
-	p.back = nil
+	back, nexts := p.back, p.nexts
+	p.back, p.nexts = nil, nil
 	p.mu.Unlock()
 	for _, pr := range procs {
 		pr.kill("")
@@ -85,6 +86,9 @@ func (p *Program) Close() error {
 	}
 	if back != nil {
 		back.close()
+	}
+	if nexts != nil {
+		nexts.close()
 	}
 	return nil
 }
