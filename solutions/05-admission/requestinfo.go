@@ -29,12 +29,15 @@ func NewRequestInfo(method, path string, query url.Values) pipeline.RequestInfo 
 	if len(parts) < 3 || (parts[0] != prefixLegacy && parts[0] != prefixGroups) {
 		return info
 	}
+	// /apis/{group}/{version}/{resource} needs one part more. (Upstream
+	// sets APIPrefix before this check, so its /apis/apps/v1 carries
+	// "apis"; the contract says a non-resource request carries only its
+	// path and verb.)
+	if parts[0] == prefixGroups && len(parts) < 4 {
+		return info
+	}
 	info.APIPrefix, parts = parts[0], parts[1:]
 	if info.APIPrefix == prefixGroups {
-		// /apis/{group}/{version}/{resource} needs one part more.
-		if len(parts) < 3 {
-			return info
-		}
 		info.APIGroup, parts = parts[0], parts[1:]
 	}
 	info.IsResourceRequest = true
