@@ -769,7 +769,10 @@ func (ns *nextServer) add(h http.Handler) int64 {
 // the grader's server saw it, and r known by its id until the gate
 // answered. It returns what to do then.
 func (ns *nextServer) prepare(id string, r, out *http.Request) func() {
+	handler := out.Header.Get(headerHandler) // the proxy's own, set already
 	stripAdapterHeaders(out.Header)
+	out.Header.Set(headerHandler, handler)
+	out.Header.Set(headerRequest, id)
 	out.Header.Set(headerConn, encodeHeader(connOf(r)))
 	ns.mu.Lock()
 	ns.origin[id] = r
