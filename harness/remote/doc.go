@@ -13,10 +13,21 @@
 //     LabelsService (the six functions of labelstest.Impl), StoreService
 //     (storage.Store: every method, watches as streams, snapshots and
 //     restores as byte streams, any number of stores and watchers at
-//     once) and APIServerService (the handler, served over real HTTP on a
+//     once), APIServerService (the handler, served over real HTTP on a
 //     unix socket, over a store that is the grader's own, reached back
 //     through the store protocol, so that a suite's interfering store
-//     still interferes).
+//     still interferes) and AdmissionService (exercise 05: NewRequestInfo;
+//     authorizers over the grader's store; the gate's filter applied in
+//     the program to a next that is the grader's handler, reached back
+//     over HTTP on a socket of the grader's). An authorizer or a gate is a
+//     handle whose call stays open while the grader's ctx lives: its end
+//     ends the learner's ctx in the program. Across the gate's hops the
+//     client's connection (remote address, and the certificates the
+//     grader's TLS server verified) reaches the gate, and what the gate
+//     put in the context (pipeline.WithUser, WithRequestInfo, and what it
+//     told the audit Record) reaches next and the grader's Record; the
+//     grader removes every Kata-Remote-* header a client sent, so that no
+//     client can forge a certificate or a user; answers stream.
 //  2. Speaks one protocol over unix sockets (abstract ones on Linux, so
 //     that nothing is left on disk by a grader that dies): the grader
 //     creates the program's listeners and hands them over as inherited
@@ -32,7 +43,7 @@
 //     them (at most 128 ahead), so a store still sees a watcher that stops
 //     reading and ends it with storage.ErrSlowWatcher.
 //  3. Gives the suites clients with their constructors' exact types: Plan,
-//     Labels, Opener and NewAPIServer, over a Program that starts
+//     Labels, Opener, NewAPIServer and Admission, over a Program that starts
 //     $KATA_IMPL on the first call, starts a fresh one after it died, and
 //     kills and reaps every one it started when the test ends (FromEnv
 //     registers that with t.Cleanup). The environment passes through, so
@@ -51,12 +62,13 @@
 //     the program printed; the next call starts a fresh program (a store
 //     or handler of the dead one keeps failing that way);
 //     - a hang: a call that takes a context (the store's, the apiserver's
-//     requests) honours it, and a program still in the call hangGrace
+//     and the gate's requests, NewAuthorizer, Authorize, New) honours it, and a program still in the call hangGrace
 //     (2s) after its context ended is killed; a pure function (Plan,
 //     Parse, ...) takes no context, so each call has a deadline of its
 //     own, DefaultCallTimeout (5s: half a step's deadline, so the step
 //     still reports it, and far above what any such call needs), after
-//     which the program is killed;
+//     which the program is killed; so has applying a gate's filter to a
+//     next;
 //     - a frame that is too large, not JSON, has unknown fields or answers
 //     nothing is a protocol error, the call's failure;
 //     - the grader never answers in the implementation's place: a call

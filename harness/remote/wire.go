@@ -42,7 +42,9 @@ type frame struct {
 
 	// Streams: a watch that started, its events and its end (with Err,
 	// nil when the watch ended without one), the grader's credit for more
-	// events, and the bytes of a snapshot or restore with their end.
+	// events, and the bytes of a snapshot or restore with their end; a
+	// handle that started (exercise 05's authorizer or gate: Started with
+	// its number as Result) and its End once the caller hung up.
 	Started bool            `json:"started,omitempty"`
 	Events  []storage.Event `json:"events,omitempty"`
 	End     bool            `json:"end,omitempty"`
