@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/kubekata/kubekata/harness/api"
 )
@@ -109,6 +110,20 @@ func validate(kind api.Kind, obj api.Object) []fieldError {
 		errs = append(errs, checkLabel1123("metadata.name", m.Name)...)
 	case kind.Resource == "services":
 		errs = append(errs, checkLabel1035("metadata.name", m.Name)...)
+	case kind.Group == api.GroupRBAC:
+		// RBAC names are path segments, so "system:node" is one
+		// (pkg/apis/rbac/validation/validation.go, ValidateRBACName;
+		// k8s.io/apimachinery/pkg/api/validate/content/path.go).
+		for _, bad := range []string{".", ".."} {
+			if m.Name == bad {
+				errs = append(errs, invalidValue("metadata.name", m.Name, "may not be '"+bad+"'"))
+			}
+		}
+		for _, bad := range []string{"/", "%"} {
+			if strings.Contains(m.Name, bad) {
+				errs = append(errs, invalidValue("metadata.name", m.Name, "may not contain '"+bad+"'"))
+			}
+		}
 	default:
 		errs = append(errs, checkSubdomain("metadata.name", m.Name)...)
 	}
