@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -29,22 +30,25 @@ func nodeName(u pipeline.UserInfo) (string, bool) {
 
 func nodeRestriction(_ context.Context, a *attributes) *api.Status {
 	node, ok := nodeName(a.User)
-	if !ok || a.APIGroup != "" {
+	if !ok {
 		return nil
 	}
 	if node == "" {
 		return admissionForbidden(a, fmt.Sprintf("could not determine node from user %q", a.User.Name))
 	}
-	switch a.Resource {
-	case "nodes":
+	switch {
+	case a.APIGroup == "" && a.Resource == "nodes":
 		return admitNode(node, a)
-	case "pods":
+	case a.APIGroup == "" && a.Resource == "pods":
 		return admitPod(node, a)
+	case a.APIGroup == api.GroupCoordination && a.Resource == "leases":
+		return admitLease(node, a)
 	}
 	return nil
 }
 
-// admitNode lets a kubelet create, change or delete only its own Node.
+// admitNode lets a kubelet create, change or delete only its own Node,
+// and not change its taints (which would let it steer pods to itself).
 func admitNode(node string, a *attributes) *api.Status {
 	requested := a.Name
 	if requested == "" && a.obj != nil {
@@ -54,17 +58,29 @@ func admitNode(node string, a *attributes) *api.Status {
 	if requested != node {
 		return admissionForbidden(a, fmt.Sprintf("node %q is not allowed to modify node %q", node, requested))
 	}
+	if a.operation() == "update" {
+		n, _ := a.obj.(*api.Node)
+		old, _ := a.old.(*api.Node)
+		if n != nil && old != nil && !sameTaints(n.Spec.Taints, old.Spec.Taints) {
+			return admissionForbidden(a, fmt.Sprintf("node %q is not allowed to modify taints", node))
+		}
+	}
 	return nil
 }
 
-// admitPod lets a kubelet create mirror pods bound to itself, update
-// the status of and delete pods bound to itself, and nothing else.
+func sameTaints(a, b []api.Taint) bool {
+	return len(a) == 0 && len(b) == 0 || reflect.DeepEqual(a, b)
+}
+
+// admitPod lets a kubelet create mirror pods bound to itself, delete
+// pods bound to itself and update their status (not their labels), and
+// use no other subresource of pods.
 func admitPod(node string, a *attributes) *api.Status {
-	op := a.operation()
+	op := strings.ToUpper(a.operation())
 	switch a.Subresource {
 	case "":
 		switch op {
-		case "create":
+		case "CREATE":
 			pod, _ := a.obj.(*api.Pod)
 			if pod == nil {
 				return nil
@@ -76,7 +92,7 @@ func admitPod(node string, a *attributes) *api.Status {
 				return admissionForbidden(a, fmt.Sprintf("node %q can only create pods with spec.nodeName set to itself", node))
 			}
 			return nil
-		case "delete":
+		case "DELETE":
 			pod, _ := a.old.(*api.Pod)
 			if pod == nil {
 				// Not there: the apiserver answers 404.
@@ -87,18 +103,47 @@ func admitPod(node string, a *attributes) *api.Status {
 			}
 			return nil
 		}
-		return admissionForbidden(a, fmt.Sprintf("unexpected operation %q, node %q can only create and delete mirror pods", strings.ToUpper(op), node))
+		return admissionForbidden(a, fmt.Sprintf("unexpected operation %q, node %q can only create and delete mirror pods", op, node))
 	case "status":
-		if op != "update" {
-			return admissionForbidden(a, fmt.Sprintf("unexpected operation %q, node %q can only update pod status", strings.ToUpper(op), node))
+		if op != "UPDATE" {
+			return admissionForbidden(a, fmt.Sprintf("unexpected operation %q", op))
 		}
-		pod, _ := a.old.(*api.Pod)
-		if pod == nil {
+		old, _ := a.old.(*api.Pod)
+		if old == nil {
 			return nil
 		}
-		if pod.Spec.NodeName != node {
+		if old.Spec.NodeName != node {
 			return admissionForbidden(a, fmt.Sprintf("node %q can only update pod status for pods with spec.nodeName set to itself", node))
 		}
+		if pod, _ := a.obj.(*api.Pod); pod != nil && !sameLabels(pod.Labels, old.Labels) {
+			return admissionForbidden(a, fmt.Sprintf("node %q cannot update labels through pod status", node))
+		}
+		return nil
+	case "eviction":
+		// The kata serves no eviction subresource.
+		return nil
+	}
+	return admissionForbidden(a, fmt.Sprintf("unexpected pod subresource %q, only 'status' and 'eviction' are allowed", a.Subresource))
+}
+
+func sameLabels(a, b map[string]string) bool {
+	return len(a) == 0 && len(b) == 0 || reflect.DeepEqual(a, b)
+}
+
+// nodeLeaseNamespace holds the kubelets' heartbeat Leases.
+const nodeLeaseNamespace = "kube-node-lease"
+
+// admitLease lets a kubelet use only its own heartbeat Lease.
+func admitLease(node string, a *attributes) *api.Status {
+	if a.Namespace != nodeLeaseNamespace {
+		return admissionForbidden(a, fmt.Sprintf("can only access leases in the %q system namespace", nodeLeaseNamespace))
+	}
+	name := a.Name
+	if a.operation() == "create" && a.obj != nil {
+		name = a.obj.GetObjectMeta().Name
+	}
+	if name != node {
+		return admissionForbidden(a, "can only access node lease with the same name as the requesting node")
 	}
 	return nil
 }
