@@ -119,11 +119,9 @@ func serviceAccount(_ context.Context, a *attributes) *api.Status {
 	return nil
 }
 
-// mirrorPodAnnotation marks a pod a kubelet created for a static pod.
-const mirrorPodAnnotation = "kubernetes.io/config.mirror"
-
+// isMirrorPod reports whether a kubelet created the pod for a static pod.
 func isMirrorPod(pod *api.Pod) bool {
-	_, ok := pod.Annotations[mirrorPodAnnotation]
+	_, ok := pod.Annotations[api.MirrorPodAnnotationKey]
 	return ok
 }
 

@@ -86,7 +86,7 @@ func admitPod(node string, a *attributes) *api.Status {
 				return nil
 			}
 			if !isMirrorPod(pod) {
-				return admissionForbidden(a, fmt.Sprintf("pod does not have %q annotation, node %q can only create mirror pods", mirrorPodAnnotation, node))
+				return admissionForbidden(a, fmt.Sprintf("pod does not have %q annotation, node %q can only create mirror pods", api.MirrorPodAnnotationKey, node))
 			}
 			if pod.Spec.NodeName != node {
 				return admissionForbidden(a, fmt.Sprintf("node %q can only create pods with spec.nodeName set to itself", node))
@@ -130,13 +130,10 @@ func sameLabels(a, b map[string]string) bool {
 	return len(a) == 0 && len(b) == 0 || reflect.DeepEqual(a, b)
 }
 
-// nodeLeaseNamespace holds the kubelets' heartbeat Leases.
-const nodeLeaseNamespace = "kube-node-lease"
-
 // admitLease lets a kubelet use only its own heartbeat Lease.
 func admitLease(node string, a *attributes) *api.Status {
-	if a.Namespace != nodeLeaseNamespace {
-		return admissionForbidden(a, fmt.Sprintf("can only access leases in the %q system namespace", nodeLeaseNamespace))
+	if a.Namespace != api.NamespaceNodeLease {
+		return admissionForbidden(a, fmt.Sprintf("can only access leases in the %q system namespace", api.NamespaceNodeLease))
 	}
 	name := a.Name
 	if a.operation() == "create" && a.obj != nil {
