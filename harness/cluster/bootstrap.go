@@ -24,11 +24,12 @@ import (
 var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
 
 // Bootstrap creates the SystemNamespaces through the apiserver's HTTP API
-// at url, as upstream's controllers do through their clients: POST
+// at url with hc (Run's loopback client), as upstream's controllers do
+// through their clients: POST
 // /api/v1/namespaces, where 201 and 409 AlreadyExists are both fine (a
 // restart over existing data). Upstream retries every minute and logs a
 // failure; here a failure stops the start, with the server's answer.
-func Bootstrap(ctx context.Context, url string) error {
+func Bootstrap(ctx context.Context, hc *http.Client, url string) error {
 	for _, ns := range SystemNamespaces {
 		body, _ := json.Marshal(map[string]any{
 			"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns},
@@ -39,7 +40,7 @@ func Bootstrap(ctx context.Context, url string) error {
 		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := hc.Do(req)
 		if err != nil {
 			return fmt.Errorf("cluster: bootstrap: creating namespace %q: %w", ns, err)
 		}

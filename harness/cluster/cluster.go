@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"time"
@@ -73,13 +74,19 @@ func Serve(ctx context.Context, cfg Config) error {
 	if cfg.Store == nil || cfg.Handler == nil && cfg.Server == nil || cfg.Listener == nil {
 		return errors.New("cluster: Serve needs a Store, a Handler and a Listener")
 	}
-	log := cfg.Log
-	if log == nil {
-		log = io.Discard
+	logw := cfg.Log
+	if logw == nil {
+		logw = io.Discard
 	}
 	srv := cfg.Server
 	if srv == nil {
 		srv = NewServer(cfg.Handler)
+	}
+	if srv.ErrorLog == nil {
+		// What net/http says of a connection (a TLS handshake with a
+		// client that does not trust the cluster's CA, say) goes where
+		// the rest of the serving errors go.
+		srv.ErrorLog = log.New(logw, "kata up: ", 0)
 	}
 	base, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -95,7 +102,7 @@ func Serve(ctx context.Context, cfg Config) error {
 			After:    cfg.After,
 			Report: func(_ int64, err error) {
 				if err != nil {
-					fmt.Fprintf(log, "kata up: compacting the store: %v\n", err)
+					fmt.Fprintf(logw, "kata up: compacting the store: %v\n", err)
 				}
 			},
 		}

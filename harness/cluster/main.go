@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/kubekata/kubekata/harness/cluster/internal/policy"
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
@@ -22,7 +23,7 @@ const (
 	exitNotEmpty = 4
 )
 
-const usage = `usage: PROG serve --data-dir DIR [--listen 127.0.0.1:6443] [--compaction-interval 5m] [--nodes N] [--etcd-servers URL,...]
+const usage = `usage: PROG serve --data-dir DIR [--listen 127.0.0.1:6443] [--compaction-interval 5m] [--nodes N] [--etcd-servers URL,...] [--admission-policy NAME,...]
        PROG restore --data-dir DIR FILE
 `
 
@@ -55,12 +56,13 @@ func serveCmd(ctx context.Context, p Parts, args []string, stdout, stderr io.Wri
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var o Options
-	var etcd string
+	var etcd, policies string
 	fs.StringVar(&o.DataDir, "data-dir", "", "")
 	fs.StringVar(&o.Listen, "listen", "127.0.0.1:6443", "")
 	fs.DurationVar(&o.CompactionInterval, "compaction-interval", storage.DefaultCompactionInterval, "")
 	fs.IntVar(&o.Nodes, "nodes", 1, "")
 	fs.StringVar(&etcd, "etcd-servers", "", "")
+	fs.StringVar(&policies, "admission-policy", "", "")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 0 || o.DataDir == "" || o.Nodes < 1 || o.CompactionInterval < 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -68,8 +70,13 @@ func serveCmd(ctx context.Context, p Parts, args []string, stdout, stderr io.Wri
 	if etcd != "" {
 		o.EtcdServers = strings.Split(etcd, ",")
 	}
+	var err error
+	if o.AdmissionPolicies, err = policy.Parse(policies); err != nil {
+		fmt.Fprintf(stderr, "kata up --admission-policy: %v\n", err)
+		return exitUsage
+	}
 	o.Stdout, o.Stderr = stdout, stderr
-	err := Run(ctx, p, o)
+	err = Run(ctx, p, o)
 	if err == nil {
 		switch {
 		case len(o.EtcdServers) > 0:

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/kubekata/kubekata/harness/client"
+	"github.com/kubekata/kubekata/harness/pipeline"
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
@@ -34,6 +35,14 @@ type Parts struct {
 	// harness/protoedge.Wrap turns protobuf request bodies into JSON.
 	// Nil: none.
 	Edge func(http.Handler) http.Handler
+	// Pipeline makes the request pipeline (exercise 05's New): the
+	// filter that authenticates, authorizes and admits every request
+	// before the apiserver. With it the cluster serves TLS with its own
+	// CA, gives each user and component a certificate and a kubeconfig,
+	// writes the bootstrap RBAC policy and an audit log, and may listen
+	// beyond loopback. Nil: plain HTTP on loopback, where anyone who can
+	// reach the port can do anything.
+	Pipeline func(ctx context.Context, cfg pipeline.Config) (func(http.Handler) http.Handler, error)
 
 	// Scheduler assigns pending pods to nodes through the apiserver
 	// (issue 12). Absent: pods stay Pending.
@@ -49,9 +58,9 @@ type Parts struct {
 	// Services do not forward.
 	Proxy func(client.Interface) Component
 
-	// StoreFrom and APIServerFrom say where the parts come from
-	// ("exercises/03-store"), for messages.
-	StoreFrom, APIServerFrom string
+	// StoreFrom, APIServerFrom and PipelineFrom say where the parts come
+	// from ("exercises/03-store"), for messages.
+	StoreFrom, APIServerFrom, PipelineFrom string
 	// NotDone is what to do when a part panics "not implemented", said
 	// after "DIR is not done yet: ".
 	NotDone string

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +17,10 @@ import (
 
 	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/cluster/internal/admin"
+	"github.com/kubekata/kubekata/harness/cluster/internal/pki"
+	"github.com/kubekata/kubekata/harness/cluster/internal/policy"
 	"github.com/kubekata/kubekata/harness/httpguard"
+	"github.com/kubekata/kubekata/harness/pipeline"
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
@@ -43,6 +47,10 @@ type Options struct {
 	Nodes int
 	// EtcdServers, when set, runs the store on etcd (Parts.OpenEtcd).
 	EtcdServers []string
+	// AdmissionPolicies are the validating admission policies the
+	// pipeline enforces (pipeline.Config.Policies); they need
+	// Parts.Pipeline.
+	AdmissionPolicies []string
 	// ReadyTimeout bounds the wait for /readyz; DefaultReadyTimeout
 	// when 0.
 	ReadyTimeout time.Duration
@@ -109,12 +117,33 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
-	// What a previous run left: a kubeconfig that points at a port no
+	// What a previous run left: kubeconfigs that point at a port no
 	// one serves, and an admin file that names a dead endpoint.
 	kubeconfig := filepath.Join(o.DataDir, KubeconfigFile)
-	for _, f := range []string{kubeconfig, filepath.Join(o.DataDir, admin.File)} {
+	stale, _ := filepath.Glob(filepath.Join(o.DataDir, pki.KubeconfigsDir, "*.kubeconfig"))
+	for _, f := range append([]string{kubeconfig, filepath.Join(o.DataDir, admin.File)}, stale...) {
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("cluster: removing the stale %s: %w", f, err)
+		}
+	}
+	listenAddr := o.Listen
+	if o.Listener != nil {
+		listenAddr = o.Listener.Addr().String()
+	}
+	if listenAddr == "" {
+		listenAddr = "127.0.0.1:0"
+	}
+	if p.Pipeline == nil {
+		if host, _, err := net.SplitHostPort(listenAddr); err != nil || !isLoopbackHost(host) {
+			return fmt.Errorf("%w (--listen %s)", errBeyondLoopback, listenAddr)
+		}
+		if len(o.AdmissionPolicies) > 0 {
+			return fmt.Errorf("cluster: --admission-policy %s needs the request pipeline (exercise 05)", strings.Join(o.AdmissionPolicies, ","))
+		}
+	}
+	for _, name := range o.AdmissionPolicies {
+		if err := policy.Check(name); err != nil {
+			return fmt.Errorf("cluster: %w", err)
 		}
 	}
 
@@ -153,10 +182,13 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 		}
 	}()
 
-	// 2. The apiserver, behind httpguard (no authentication yet: it
-	// keeps web pages in the learner's browser out, DNS rebinding and
-	// cross-site simple requests) and the edge, outermost, so that a body
-	// the edge turns into JSON passes the guard.
+	// 2. The apiserver, behind the pipeline (exercise 05: who asks, may
+	// they, and should the object be changed or refused), the audit log
+	// that records what the pipeline decided, httpguard (it keeps web
+	// pages in the learner's browser out: DNS rebinding and cross-site
+	// simple requests) and the edge, outermost, so that a body the edge
+	// turns into JSON passes the guard: Edge, httpguard, Audit,
+	// pipeline, apiserver.
 	h, err := call(p.APIServerFrom, "New", func() (http.Handler, error) { return p.APIServer(store), nil })
 	if err != nil {
 		return err
@@ -164,24 +196,75 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 	if h == nil {
 		return fmt.Errorf("cluster: %s: New returned a nil handler", from(p.APIServerFrom, "the apiserver"))
 	}
-	h = httpguard.Wrap(h)
+	var g *gate
+	var guardHosts []string
+	if p.Pipeline != nil {
+		if g, err = newGate(o.DataDir, listenAddr, o.Nodes, time.Now()); err != nil {
+			return err
+		}
+		guardHosts = g.hosts
+		// The pipeline lives until the apiserver has stopped serving
+		// (this defer runs after the one that stops it).
+		pctx, stopPipeline := context.WithCancel(context.Background())
+		defer stopPipeline()
+		filter, err := call(p.PipelineFrom, "New", func() (func(http.Handler) http.Handler, error) {
+			return p.Pipeline(pctx, pipeline.Config{Store: store, Tokens: g.tokens, Policies: o.AdmissionPolicies})
+		})
+		if err != nil {
+			var nd *NotDoneError
+			if errors.As(err, &nd) {
+				return err
+			}
+			return fmt.Errorf("cluster: %s: New: %w", from(p.PipelineFrom, "the pipeline"), err)
+		}
+		if filter == nil {
+			return fmt.Errorf("cluster: %s: New returned a nil filter", from(p.PipelineFrom, "the pipeline"))
+		}
+		if h = filter(h); h == nil {
+			return fmt.Errorf("cluster: %s: the filter New returned wrapped the apiserver into a nil handler", from(p.PipelineFrom, "the pipeline"))
+		}
+		auditLog, err := openAuditLog(o.DataDir)
+		if err != nil {
+			return err
+		}
+		defer auditLog.Close()
+		h = pipeline.Audit(auditLog, time.Now)(h)
+	}
+	h = httpguard.Wrap(h, guardHosts...)
 	if p.Edge != nil {
 		h = p.Edge(h)
 	}
 	ln := o.Listener
 	if ln == nil {
-		addr := o.Listen
-		if addr == "" {
-			addr = "127.0.0.1:0"
-		}
-		if ln, err = net.Listen("tcp", addr); err != nil {
+		if ln, err = net.Listen("tcp", listenAddr); err != nil {
 			if errors.Is(err, syscall.EADDRINUSE) {
 				return fmt.Errorf("%w: %v", ErrPortInUse, err)
 			}
 			return fmt.Errorf("cluster: %w", err)
 		}
 	}
-	url := "http://" + ln.Addr().String()
+	// The address clients on this machine use: loopback for a listener
+	// on every address.
+	hostport := ln.Addr().String()
+	if host, port, err := net.SplitHostPort(hostport); err == nil {
+		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+			hostport = net.JoinHostPort("127.0.0.1", port)
+		}
+	}
+	url := "http://" + hostport
+	hc := http.DefaultClient
+	var clients []*http.Client
+	defer func() {
+		for _, c := range clients {
+			c.CloseIdleConnections()
+		}
+	}()
+	if g != nil {
+		ln = tls.NewListener(ln, g.serverTLS())
+		url = "https://" + hostport
+		hc = g.loopback()
+		clients = append(clients, hc)
+	}
 	serveCtx, stopServing := context.WithCancel(context.Background())
 	defer stopServing()
 	served := make(chan error, 1)
@@ -207,21 +290,56 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 	if readyTimeout == 0 {
 		readyTimeout = DefaultReadyTimeout
 	}
-	if err := waitReady(ctx, url, readyTimeout, served); err != nil {
+	if err := waitReady(ctx, hc, url, readyTimeout, served); err != nil {
 		if ctx.Err() != nil {
 			return nil // told to stop before it was ready
 		}
 		return err
 	}
-	if err := Bootstrap(ctx, url); err != nil {
+	if err := Bootstrap(ctx, hc, url); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
 		return err
 	}
+	if g != nil {
+		if err := BootstrapPolicy(ctx, client.New(url, hc)); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		// Upstream's /readyz waits for its post-start hook
+		// "rbac/bootstrap-roles"; here the authorizer sees the policy
+		// soon, not at once (it watches the store), so wait until the
+		// learner's binding is in force before saying the cluster is
+		// ready.
+		lc, err := g.clientFor(pki.Learner)
+		if err != nil {
+			return err
+		}
+		clients = append(clients, lc)
+		if err := waitAllowed(ctx, lc, url+"/api/v1/namespaces/default/pods?limit=1", readyTimeout, served); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
 
-	// 4. The components, in order.
-	c := client.New(url, nil)
+	// 4. The components, in order, each as itself when the cluster has
+	// identities.
+	clientOf := func(name string) (client.Interface, error) {
+		if g == nil {
+			return client.New(url, nil), nil
+		}
+		c, err := g.clientFor(name)
+		if err != nil {
+			return nil, err
+		}
+		clients = append(clients, c)
+		return client.New(url, c), nil
+	}
 	var comps []*component
 	failed := make(chan error, 1)
 	start := func(name string, comp Component) {
@@ -249,9 +367,17 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 		}
 	}()
 	if p.Scheduler != nil {
+		c, err := clientOf("kube-scheduler")
+		if err != nil {
+			return err
+		}
 		start("the scheduler", p.Scheduler(c))
 	}
 	if p.Controllers != nil {
+		c, err := clientOf("kube-controller-manager")
+		if err != nil {
+			return err
+		}
 		start("the controllers", p.Controllers(c))
 	}
 	if p.Kubelet != nil {
@@ -261,10 +387,18 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 		}
 		for i := 1; i <= n; i++ {
 			node := fmt.Sprintf("node-%d", i)
+			c, err := clientOf(node)
+			if err != nil {
+				return err
+			}
 			start("the kubelet on "+node, p.Kubelet(c, node))
 		}
 	}
 	if p.Proxy != nil {
+		c, err := clientOf("kube-proxy")
+		if err != nil {
+			return err
+		}
 		start("kube-proxy", p.Proxy(c))
 	}
 
@@ -275,12 +409,27 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 		return err
 	}
 	defer stopAdmin()
-	if err := admin.WriteFileAtomic(kubeconfig, []byte(Kubeconfig(url)), 0o600); err != nil {
+	adminConfig := []byte(Kubeconfig(url))
+	if g != nil {
+		if err := g.writeKubeconfigs(url); err != nil {
+			return err
+		}
+		adminConfig = g.adminKubeconfig(url)
+	}
+	if err := admin.WriteFileAtomic(kubeconfig, adminConfig, 0o600); err != nil {
 		return fmt.Errorf("cluster: writing the kubeconfig: %w", err)
 	}
 	fmt.Fprintf(stdout, "kata up: the apiserver is listening on %s (%s)\n", url, where)
 	if o.CompactionInterval > 0 {
 		fmt.Fprintf(stdout, "kata up: compacting the store every %v, keeping that much history (--compaction-interval)\n", o.CompactionInterval)
+	}
+	if g != nil {
+		g.announce(stdout, ln.Addr().String())
+		if len(o.AdmissionPolicies) > 0 {
+			fmt.Fprintf(stdout, "kata up: validating admission policies: %s\n", strings.Join(o.AdmissionPolicies, ", "))
+		}
+	} else {
+		fmt.Fprintf(stdout, "kata up: no request pipeline (exercise 05): anyone who can reach the port can do anything, so it listens on loopback only\n")
 	}
 	fmt.Fprintf(stdout, "export KUBECONFIG=%s\n", kubeconfig)
 	fmt.Fprintf(stdout, "kata up: press Ctrl-C to stop\n")
@@ -303,7 +452,7 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 
 // waitReady waits until url's /readyz (or, where the apiserver has no
 // /readyz, /healthz) answers 200, checking every 10ms up to timeout.
-func waitReady(ctx context.Context, url string, timeout time.Duration, served <-chan error) error {
+func waitReady(ctx context.Context, hc *http.Client, url string, timeout time.Duration, served chan error) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tick := time.NewTicker(10 * time.Millisecond)
@@ -312,7 +461,7 @@ func waitReady(ctx context.Context, url string, timeout time.Duration, served <-
 	var last string
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+path, nil)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := hc.Do(req)
 		if err == nil {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 			resp.Body.Close()
@@ -331,6 +480,39 @@ func waitReady(ctx context.Context, url string, timeout time.Duration, served <-
 		case <-ctx.Done():
 			return fmt.Errorf("cluster: the apiserver at %s was not ready within %v (last: %s)", url, timeout, last)
 		case err := <-served:
+			served <- err // for Run's stop, which waits for it
+			return fmt.Errorf("cluster: the apiserver stopped before it was ready: %v", err)
+		case <-tick.C:
+		}
+	}
+}
+
+// waitAllowed waits until a GET of url with hc answers 200, checking
+// every 10ms up to timeout.
+func waitAllowed(ctx context.Context, hc *http.Client, url string, timeout time.Duration, served chan error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	var last string
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := hc.Do(req)
+		if err == nil {
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = resp.Status + ": " + strings.TrimSpace(string(b))
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cluster: the bootstrap policy was not in force within %v: GET %s as the learner: %s, want 200 OK (RoleBinding %s grants edit in default)", timeout, url, last, LearnerBinding)
+		case err := <-served:
+			served <- err // for Run's stop, which waits for it
 			return fmt.Errorf("cluster: the apiserver stopped before it was ready: %v", err)
 		case <-tick.C:
 		}
