@@ -165,9 +165,9 @@ func (e *env) expectUnauthorized(c *client, method, path string) {
 	}
 }
 
-// reached sends a request that must pass the gate, and returns what the
+// passes sends a request that must pass the gate, and returns what the
 // handler behind it saw.
-func (e *env) reached(c *client, method, path string, body any, hdr ...string) recorded {
+func (e *env) passes(c *client, method, path string, body any, hdr ...string) recorded {
 	e.t.Helper()
 	before := len(e.next.requests())
 	r := c.do(method, path, body, hdr...)
@@ -217,7 +217,7 @@ func tokenAuthentication(e *env) {
 dave-token,dave,uid-dave,"system:masters,system:authenticated"
 `)
 	})
-	rec := e.reached(e.as("carol-token"), "GET", "/api/v1/namespaces/dev/pods", nil)
+	rec := e.passes(e.as("carol-token"), "GET", "/api/v1/namespaces/dev/pods", nil)
 	e.expectUser(`GET /api/v1/namespaces/dev/pods (token "carol-token")`, rec, "carol", "uid-carol", "system:masters", "devs", "system:authenticated")
 	if got := rec.Info; got.Verb != "list" || got.Resource != "pods" || got.Namespace != "dev" {
 		e.t.Fatalf("GET /api/v1/namespaces/dev/pods: the RequestInfo in next's context = %+v, want verb list, resource pods, namespace dev", got)
@@ -225,12 +225,12 @@ dave-token,dave,uid-dave,"system:masters,system:authenticated"
 	if h := rec.Header.Get("Authorization"); h != "" {
 		e.t.Fatalf("GET /api/v1/namespaces/dev/pods (token \"carol-token\"): next saw Authorization %q, want the bearer token removed once it authenticated (upstream's bearertoken authenticator deletes it)", h)
 	}
-	rec = e.reached(e.as("dave-token"), "GET", "/api/v1/nodes", nil)
+	rec = e.passes(e.as("dave-token"), "GET", "/api/v1/nodes", nil)
 	e.expectUser(`GET /api/v1/nodes (token "dave-token")`, rec, "dave", "uid-dave", "system:masters", "system:authenticated")
-	rec = e.reached(e.as(TokenAlice), "GET", "/version", nil)
+	rec = e.passes(e.as(TokenAlice), "GET", "/version", nil)
 	e.expectUser(`GET /version (token "alice-token")`, rec, "alice", "uid-alice", "system:authenticated")
 	// The scheme is case-insensitive (bearertoken.go lower-cases it).
-	rec = e.reached(e.withAuthorization("bearer carol-token"), "GET", "/api/v1/namespaces/dev/pods", nil)
+	rec = e.passes(e.withAuthorization("bearer carol-token"), "GET", "/api/v1/namespaces/dev/pods", nil)
 	e.expectUser(`GET /api/v1/namespaces/dev/pods (Authorization "bearer carol-token")`, rec, "carol", "uid-carol", "system:masters", "devs", "system:authenticated")
 
 	// A token that is not in the file is 401, whatever the path.
@@ -272,9 +272,9 @@ dave-token,dave,uid-dave,"system:masters,system:authenticated"
 // of authenticators in pkg/kubeapiserver/authenticator/config.go stops at
 // the first that succeeds).
 func anonymousAndCertificates(e *env) {
-	rec := e.reached(e.anonymous(), "GET", "/version", nil)
+	rec := e.passes(e.anonymous(), "GET", "/version", nil)
 	e.expectUser("GET /version (no credentials)", rec, pipeline.Anonymous, "", pipeline.AllUnauthenticated)
-	rec = e.reached(e.anonymous(), "GET", "/healthz", nil)
+	rec = e.passes(e.anonymous(), "GET", "/healthz", nil)
 	e.expectUser("GET /healthz (no credentials)", rec, pipeline.Anonymous, "", pipeline.AllUnauthenticated)
 	// A credential that is wrong is not anonymous: 401.
 	e.expectUnauthorized(e.as("wrong-token"), "GET", "/version")
@@ -282,22 +282,22 @@ func anonymousAndCertificates(e *env) {
 	// Certificates the cluster CA signed. DER sorts the organizations of
 	// a subject (shorter encodings first), and the groups are in the
 	// certificate's order.
-	rec = e.reached(e.withCert("carol", "devs", "system:masters"), "GET", "/api/v1/namespaces/dev/secrets", nil)
+	rec = e.passes(e.withCert("carol", "devs", "system:masters"), "GET", "/api/v1/namespaces/dev/secrets", nil)
 	e.expectUser("GET /api/v1/namespaces/dev/secrets (certificate CN=carol O=[devs system:masters])", rec, "carol", "", "devs", "system:masters", "system:authenticated")
-	rec = e.reached(e.withCert("erin"), "GET", "/version", nil)
+	rec = e.passes(e.withCert("erin"), "GET", "/version", nil)
 	e.expectUser("GET /version (certificate CN=erin)", rec, "erin", "", "system:authenticated")
-	rec = e.reached(e.withCert("frank", "system:authenticated", "system:masters"), "GET", "/api/v1/nodes", nil)
+	rec = e.passes(e.withCert("frank", "system:authenticated", "system:masters"), "GET", "/api/v1/nodes", nil)
 	e.expectUser("GET /api/v1/nodes (certificate CN=frank O=[system:authenticated system:masters])", rec, "frank", "", "system:masters", "system:authenticated")
-	rec = e.reached(e.withCert("system:node:node-1", "system:nodes"), "GET", "/version", nil)
+	rec = e.passes(e.withCert("system:node:node-1", "system:nodes"), "GET", "/version", nil)
 	e.expectUser("GET /version (certificate CN=system:node:node-1 O=[system:nodes])", rec, "system:node:node-1", "", "system:nodes", "system:authenticated")
 
 	// A verified certificate wins over a token, even a wrong one: the
 	// certificate authenticator answers first.
 	both := e.withCert("carol", "system:masters").also("Authorization", "Bearer "+TokenAlice)
-	rec = e.reached(both, "GET", "/api/v1/nodes", nil)
+	rec = e.passes(both, "GET", "/api/v1/nodes", nil)
 	e.expectUser("GET /api/v1/nodes (certificate CN=carol and token alice-token)", rec, "carol", "", "system:masters", "system:authenticated")
 	wrong := e.withCert("carol", "system:masters").also("Authorization", "Bearer wrong-token")
-	rec = e.reached(wrong, "GET", "/api/v1/nodes", nil)
+	rec = e.passes(wrong, "GET", "/api/v1/nodes", nil)
 	e.expectUser("GET /api/v1/nodes (certificate CN=carol and token wrong-token)", rec, "carol", "", "system:masters", "system:authenticated")
 
 	// A certificate the server did not verify names nobody: a TLS server
@@ -305,9 +305,9 @@ func anonymousAndCertificates(e *env) {
 	// peer's certificate, no verified chain) passes a certificate that
 	// claims system:masters, signed by a CA the cluster does not trust.
 	forged := e.unverified()
-	rec = e.reached(forged.client(e, "mallory", "system:masters"), "GET", "/version", nil)
+	rec = e.passes(forged.client(e, "mallory", "system:masters"), "GET", "/version", nil)
 	e.expectUser("GET /version (certificate CN=mallory O=[system:masters] from an untrusted CA, not verified)", rec, pipeline.Anonymous, "", pipeline.AllUnauthenticated)
-	rec = e.reached(forged.client(e, "mallory", "system:masters").also("Authorization", "Bearer "+TokenAlice), "GET", "/version", nil)
+	rec = e.passes(forged.client(e, "mallory", "system:masters").also("Authorization", "Bearer "+TokenAlice), "GET", "/version", nil)
 	e.expectUser("GET /version (unverified certificate CN=mallory and token alice-token)", rec, "alice", "uid-alice", "system:authenticated")
 }
 

@@ -274,8 +274,8 @@ func rbacRoles(e *env) {
 	rec := e.waitPasses(alice, "GET", "/api/v1/namespaces/dev/pods", nil)
 	e.expectUser("GET /api/v1/namespaces/dev/pods (token \"alice-token\")", rec, "alice", "uid-alice", pipeline.AllAuthenticated)
 	e.waitDecision(az, resourceAttrs(aliceUser, "list", "", "dev", "pods", "", ""), true, "the RoleBinding alice-reads-pods in dev grants Role pod-reader (get, list, watch pods)")
-	e.reached(alice, "GET", "/api/v1/namespaces/dev/pods/web", nil)
-	e.reached(alice, "GET", "/api/v1/namespaces/dev/pods?watch=1", nil)
+	e.passes(alice, "GET", "/api/v1/namespaces/dev/pods/web", nil)
+	e.passes(alice, "GET", "/api/v1/namespaces/dev/pods?watch=1", nil)
 	for _, c := range []struct {
 		a   pipeline.Attributes
 		why string
@@ -369,11 +369,11 @@ func rbacRoles(e *env) {
 	e.put(newRole("kube-system", "secret-reader", policyRule(readVerbs, coreGroup, list("secrets"))))
 	e.waitPasses(alice, "GET", "/api/v1/namespaces/kube-system/secrets", nil) // the gate has seen the deletion before this
 	admin := e.as(TokenAdmin)
-	rec = e.reached(admin, "GET", "/api/v1/namespaces/kube-system/secrets/token", nil)
+	rec = e.passes(admin, "GET", "/api/v1/namespaces/kube-system/secrets/token", nil)
 	e.expectUser("GET /api/v1/namespaces/kube-system/secrets/token (token \"admin-token\")", rec, "admin", "uid-admin", "system:masters", pipeline.AllAuthenticated)
-	e.reached(admin, "GET", "/api/v1/nodes", nil)
-	e.reached(admin, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", newClusterRoleBinding("x", "view", user("x")))
-	e.reached(admin, "GET", "/logs/anything", nil)
+	e.passes(admin, "GET", "/api/v1/nodes", nil)
+	e.passes(admin, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", newClusterRoleBinding("x", "view", user("x")))
+	e.passes(admin, "GET", "/logs/anything", nil)
 }
 
 // ------------------------------------------------------------ 05
@@ -391,7 +391,7 @@ func rbacClusterRoles(e *env) {
 	e.put(newClusterRole("node-reader", policyRule(readVerbs, coreGroup, list("nodes"))))
 	e.put(newClusterRoleBinding("alice-nodes", "node-reader", user("alice")))
 	e.waitPasses(alice, "GET", "/api/v1/nodes", nil)
-	e.reached(alice, "GET", "/api/v1/nodes/node-1", nil)
+	e.passes(alice, "GET", "/api/v1/nodes/node-1", nil)
 	e.expectForbidden(alice, "DELETE", "/api/v1/nodes/node-1", nil, forbiddenMsg("alice", "delete", "", "nodes", "", "", "node-1"))
 
 	// A RoleBinding to a ClusterRole grants only in its namespace.
@@ -407,7 +407,7 @@ func rbacClusterRoles(e *env) {
 	e.put(newClusterRoleBinding("qa-pods", "pod-lister", groupSubject("qa")))
 	rec := e.waitPasses(bob, "GET", "/api/v1/namespaces/default/pods", nil)
 	e.expectUser("GET /api/v1/namespaces/default/pods (token \"bob-token\")", rec, "bob", "uid-bob", "dev-team", "qa", pipeline.AllAuthenticated)
-	e.reached(bob, "GET", "/api/v1/pods", nil)
+	e.passes(bob, "GET", "/api/v1/pods", nil)
 	e.expectForbidden(alice, "GET", "/api/v1/namespaces/default/pods", nil, forbiddenMsg("alice", "list", "", "pods", "", "default", ""))
 
 	// ServiceAccount subjects: the user system:serviceaccount:<ns>:<name>.
@@ -432,8 +432,8 @@ func rbacClusterRoles(e *env) {
 	e.waitPasses(lena, "GET", "/api/v1/namespaces/dev/configmaps/app-config", nil)
 	e.expectForbidden(lena, "GET", "/api/v1/namespaces/dev/configmaps/other", nil, forbiddenMsg("lena", "get", "", "configmaps", "", "dev", "other"))
 	e.expectForbidden(lena, "GET", "/api/v1/namespaces/dev/configmaps", nil, forbiddenMsg("lena", "list", "", "configmaps", "", "dev", ""))
-	e.reached(lena, "GET", "/api/v1/namespaces/dev/configmaps?fieldSelector=metadata.name%3Dapp-config", nil)
-	e.reached(lena, "GET", "/api/v1/namespaces/dev/configmaps?watch=1&fieldSelector=metadata.name%3Dapp-config", nil)
+	e.passes(lena, "GET", "/api/v1/namespaces/dev/configmaps?fieldSelector=metadata.name%3Dapp-config", nil)
+	e.passes(lena, "GET", "/api/v1/namespaces/dev/configmaps?watch=1&fieldSelector=metadata.name%3Dapp-config", nil)
 	e.expectForbidden(lena, "GET", "/api/v1/namespaces/dev/configmaps?watch=1&fieldSelector=metadata.name%3Dother", nil, forbiddenMsg("lena", "watch", "", "configmaps", "", "dev", "other"))
 	e.waitDecision(az, resourceAttrs(lenaUser, "get", "", "dev", "configmaps", "", "app-config"), true, "resourceNames lists app-config")
 	e.expectDecision(az, resourceAttrs(lenaUser, "get", "", "dev", "configmaps", "", "app-config-2"), false, "resourceNames lists app-config only")
@@ -476,8 +476,8 @@ func rbacClusterRoles(e *env) {
 	e.put(newClusterRole("health-reader", urlRule(list("get"), "/healthz/*", "/metrics")))
 	e.put(newClusterRoleBinding("alice-health", "health-reader", user("alice")))
 	e.waitPasses(alice, "GET", "/metrics", nil)
-	e.reached(alice, "GET", "/healthz/etcd", nil)
-	e.reached(alice, "GET", "/healthz/poststarthook/rbac", nil)
+	e.passes(alice, "GET", "/healthz/etcd", nil)
+	e.passes(alice, "GET", "/healthz/poststarthook/rbac", nil)
 	e.expectForbidden(alice, "POST", "/metrics", nil, pathForbiddenMsg("alice", "post", "/metrics"))
 	e.expectForbidden(alice, "GET", "/metrics/cadvisor", nil, pathForbiddenMsg("alice", "get", "/metrics/cadvisor"))
 	e.waitDecision(az, pathAttrs(aliceUser, "get", "/healthz/etcd"), true, "/healthz/* grants paths under /healthz/")
@@ -485,8 +485,8 @@ func rbacClusterRoles(e *env) {
 	e.expectDecision(az, pathAttrs(aliceUser, "put", "/metrics"), false, "the rule grants get only")
 	// Everyone may read /version and /healthz (system:public-info-viewer),
 	// and an authenticated user the discovery paths (system:discovery).
-	e.reached(e.anonymous(), "GET", "/version", nil)
-	e.reached(bob, "GET", "/apis/apps/v1", nil)
+	e.passes(e.anonymous(), "GET", "/version", nil)
+	e.passes(bob, "GET", "/apis/apps/v1", nil)
 	e.expectForbidden(e.anonymous(), "GET", "/apis", nil, pathForbiddenMsg("system:anonymous", "get", "/apis"))
 
 	// The bootstrap roles: view, edit, admin, cluster-admin.
@@ -524,7 +524,7 @@ func rbacClusterRoles(e *env) {
 	viewer := e.withCert("viewer")
 	e.waitPasses(viewer, "GET", "/apis/apps/v1/namespaces/dev/deployments", nil)
 	e.expectForbidden(viewer, "GET", "/api/v1/namespaces/dev/secrets", nil, forbiddenMsg("viewer", "list", "", "secrets", "", "dev", ""))
-	e.reached(e.withCert("root"), "GET", "/api/v1/namespaces/kube-system/secrets", nil)
+	e.passes(e.withCert("root"), "GET", "/api/v1/namespaces/kube-system/secrets", nil)
 }
 
 // ------------------------------------------------------------ 06
@@ -640,12 +640,12 @@ func impersonationAndAccessReview(e *env) {
 			e.t.Fatalf("GET /version (alice as bob): next saw the header %s: %s, want the impersonation headers removed once they are acted on", h, v)
 		}
 	}
-	rec = e.reached(alice, "GET", "/version", nil, pipeline.ImpersonateUserHeader, "bob",
+	rec = e.passes(alice, "GET", "/version", nil, pipeline.ImpersonateUserHeader, "bob",
 		pipeline.ImpersonateGroupHeader, "dev-team", pipeline.ImpersonateGroupHeader, "qa", pipeline.ImpersonateUIDHeader, "uid-b")
 	e.expectUser("GET /version (alice as bob in dev-team and qa with uid uid-b)", rec, "bob", "uid-b", "dev-team", "qa", pipeline.AllAuthenticated)
-	rec = e.reached(alice, "GET", "/api/v1/nodes", nil, pipeline.ImpersonateUserHeader, "root", pipeline.ImpersonateGroupHeader, "system:masters")
+	rec = e.passes(alice, "GET", "/api/v1/nodes", nil, pipeline.ImpersonateUserHeader, "root", pipeline.ImpersonateGroupHeader, "system:masters")
 	e.expectUser("GET /api/v1/nodes (alice as root in system:masters)", rec, "root", "", "system:masters", pipeline.AllAuthenticated)
-	rec = e.reached(alice, "GET", "/version", nil, pipeline.ImpersonateUserHeader, pipeline.Anonymous)
+	rec = e.passes(alice, "GET", "/version", nil, pipeline.ImpersonateUserHeader, pipeline.Anonymous)
 	e.expectUser("GET /version (alice as system:anonymous)", rec, pipeline.Anonymous, "", pipeline.AllUnauthenticated)
 	// Authorization is for whom they impersonate.
 	e.expectForbidden(alice, "GET", "/api/v1/namespaces/dev/pods", nil, forbiddenMsg("bob", "list", "", "pods", "", "dev", ""), pipeline.ImpersonateUserHeader, "bob")
@@ -658,7 +658,7 @@ func impersonationAndAccessReview(e *env) {
 	rec = e.waitPasses(ivan, "GET", "/version", nil, pipeline.ImpersonateUserHeader, "system:serviceaccount:dev:builder")
 	e.expectUser("GET /version (ivan as system:serviceaccount:dev:builder)", rec, "system:serviceaccount:dev:builder", "",
 		"system:serviceaccounts", "system:serviceaccounts:dev", pipeline.AllAuthenticated)
-	rec = e.reached(ivan, "GET", "/version", nil, pipeline.ImpersonateUserHeader, "bob")
+	rec = e.passes(ivan, "GET", "/version", nil, pipeline.ImpersonateUserHeader, "bob")
 	e.expectUser("GET /version (ivan as bob)", rec, "bob", "", pipeline.AllAuthenticated)
 	e.expectForbidden(ivan, "GET", "/version", nil,
 		`users "carl" is forbidden: User "ivan" cannot impersonate resource "users" in API group "" at the cluster scope`, pipeline.ImpersonateUserHeader, "carl")
