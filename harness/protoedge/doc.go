@@ -27,9 +27,10 @@
 //     choose the type (the endpoint's kind when they are empty, as
 //     upstream's handlers default them), then the object itself. Known are
 //     exactly the kinds the kata serves (harness/api's registry), the
-//     scale subresource's autoscaling/v1 Scale, and DeleteOptions in each
+//     scale subresource's autoscaling/v1 Scale, DeleteOptions in each
 //     of their group versions and in meta.k8s.io/v1 (handlers/delete.go
-//     accepts both).
+//     accepts both), and the SelfSubjectAccessReview the request pipeline
+//     answers (kubectl auth can-i).
 //  3. A body that does not decode is upstream's 400 BadRequest, with the
 //     message upstream's handlers give (transformDecodeError in
 //     k8s.io/apiserver/pkg/endpoints/handlers/rest.go; the decoder's error

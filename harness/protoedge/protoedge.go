@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -48,11 +49,16 @@ var upstreamAddToScheme = []func(*runtime.Scheme) error{
 	discoveryv1.AddToScheme,
 	rbacv1.AddToScheme,
 	autoscalingv1.AddToScheme,
+	authorizationv1.AddToScheme,
 }
 
 // scale is the body of the scale subresource (harness/api serves it as a
 // view; upstream's autoscaling/v1 Scale).
 var scale = schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+
+// selfSubjectAccessReview is the review the request pipeline (exercise
+// 05) answers itself; kubectl auth can-i sends it as protobuf.
+var selfSubjectAccessReview = schema.GroupVersionKind{Group: "authorization.k8s.io", Version: "v1", Kind: "SelfSubjectAccessReview"}
 
 var (
 	scheme, missing = newScheme()
@@ -90,6 +96,7 @@ func newScheme() (*runtime.Scheme, []schema.GroupVersionKind) {
 	for gv := range versions {
 		s.AddKnownTypes(gv, &metav1.DeleteOptions{})
 	}
+	add(selfSubjectAccessReview)
 	return s, missing
 }
 

@@ -266,7 +266,7 @@ func TestKinds(t *testing.T) {
 		want = append(want, k.APIVersion()+", "+k.Kind)
 		dels[k.APIVersion()] = true
 	}
-	want = append(want, "autoscaling/v1, Scale")
+	want = append(want, "autoscaling/v1, Scale", "authorization.k8s.io/v1, SelfSubjectAccessReview")
 	for v := range dels {
 		want = append(want, v+", DeleteOptions")
 	}
