@@ -159,10 +159,12 @@ func (g *gate) admitDelete(w http.ResponseWriter, r *http.Request, next http.Han
 }
 
 // runPlugins runs the chain and reports whether the object changed
-// (then the gate forwards it re-encoded).
+// (then the gate forwards it re-encoded). Only a pod's create is ever
+// changed, so only then is the object compared.
 func (g *gate) runPlugins(ctx context.Context, a *attributes) (bool, *api.Status) {
 	var before []byte
-	if a.obj != nil {
+	mutable := a.createdPod() != nil
+	if mutable {
 		before, _ = json.Marshal(a.obj)
 	}
 	for _, p := range g.plugins() {
@@ -170,7 +172,7 @@ func (g *gate) runPlugins(ctx context.Context, a *attributes) (bool, *api.Status
 			return false, st
 		}
 	}
-	if a.obj == nil {
+	if !mutable {
 		return false, nil
 	}
 	after, _ := json.Marshal(a.obj)
