@@ -12,18 +12,30 @@
 //     runs without it.
 //  2. The lifecycle (Run), ordinary Go that tests drive with fakes:
 //     open the store, make the apiserver handler and wrap it (the edge
-//     outermost, then httpguard), listen, wait until /readyz answers,
-//     bootstrap the system namespaces as kube-apiserver does, start the
-//     components in order, and only then write DIR/kubeconfig
-//     (atomically) and announce it. On stop: the components in reverse
-//     order, then the apiserver (draining as Serve does), then the store
-//     is closed, so every acknowledged write is durable.
-//  3. Serve: the apiserver's HTTP server with kube-apiserver's limits,
+//     outermost, then httpguard, then, with the pipeline, the audit log
+//     and the pipeline), listen, wait until /readyz answers, bootstrap
+//     the system namespaces as kube-apiserver does, start the components
+//     in order, and only then write DIR/kubeconfig (atomically) and
+//     announce it. On stop: the components in reverse order, then the
+//     apiserver (draining as Serve does), then the store is closed, so
+//     every acknowledged write is durable.
+//  3. The gate (Parts.Pipeline, exercise 05): with it, Run serves TLS
+//     with the cluster's CA (DIR/pki, kept across restarts; client
+//     certificates verified when given), issues a certificate and writes
+//     a kubeconfig per identity (the admin in system:masters, the
+//     learner, each component as the user upstream's bootstrap policy
+//     binds), bootstraps as system:apiserver with a loopback token made
+//     at each start, writes the bootstrap RBAC policy and the learner's
+//     RoleBinding through the API, waits until it is in force, runs each
+//     component with its own identity, and appends an audit event per
+//     request to DIR/audit.log. Without it the cluster is plain HTTP and
+//     refuses to listen beyond loopback.
+//  4. Serve: the apiserver's HTTP server with kube-apiserver's limits,
 //     and the store compacted every interval, as kube-apiserver does.
-//  4. The admin endpoint: the running program hands its store's Snapshot
+//  5. The admin endpoint: the running program hands its store's Snapshot
 //     to `kata snapshot save`, through DIR/admin.json (only the same
 //     user can read it; see internal/admin).
-//  5. Main: the program's command line, `serve` and `restore`, with
+//  6. Main: the program's command line, `serve` and `restore`, with
 //     messages that say what to do (a part that panics "not implemented"
 //     names its exercise; a corrupt or busy store and a port in use are
 //     explained).

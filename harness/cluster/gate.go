@@ -211,7 +211,7 @@ func (g *gate) announce(w io.Writer, listen string) {
 		fmt.Fprintf(w, "    %-*s  %s\n    %-*s  user %s: may do %s\n", width, id.Name, pki.KubeconfigPath(g.dataDir, id.Name), width, "", id.User, id.May)
 	}
 	fmt.Fprintf(w, "    %-*s  %s\n    %-*s  no credentials: user system:anonymous, as RBAC's discovery roles allow\n", width, pki.Anonymous, pki.KubeconfigPath(g.dataDir, pki.Anonymous), width, "")
-	fmt.Fprintf(w, "kata up: try kubectl --kubeconfig %s get pods -n kube-system (403 Forbidden, as upstream), and kubectl auth can-i --list with it\n",
+	fmt.Fprintf(w, "kata up: try kubectl --kubeconfig %s get pods -n kube-system (403 Forbidden, as upstream), and kubectl auth can-i list pods -n kube-system with it\n",
 		pki.KubeconfigPath(g.dataDir, pki.Learner))
 	if host, _, err := net.SplitHostPort(listen); err == nil && !isLoopbackHost(host) {
 		fmt.Fprintf(w, "kata up: listening beyond loopback: from another machine, copy a kubeconfig and set its server to https://%s (the certificate names %s)\n",

@@ -27,4 +27,9 @@
 //  5. SaveSnapshot: asks the running program for its store's Snapshot
 //     through the admin endpoint it announces in DIR/admin.json.
 //  6. Restore: runs `PROG restore --data-dir DIR FILE`.
+//  7. Credentials: how a test, kata or a scenario reaches the cluster
+//     running on DIR as one identity (admin, learner, anonymous, a
+//     component): the URL, an *http.Client that presents the identity's
+//     certificate and trusts the cluster's CA, and its kubeconfig; on a
+//     cluster without the pipeline, plain HTTP for everyone.
 package program

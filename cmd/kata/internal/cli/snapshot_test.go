@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubekata/kubekata/harness/cluster/program"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -20,19 +21,19 @@ func init() {
 }
 
 // cmdAPIRequest: api-request DIR METHOD PATH [BODYFILE] sends one request
-// to the apiserver named by DIR/kubeconfig (JSON body from BODYFILE) and
+// as the admin to the cluster whose data is in DIR (JSON body from BODYFILE) and
 // prints the response body; it fails on a status other than 2xx (with !,
 // on a 2xx).
 func cmdAPIRequest(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 3 || len(args) > 4 {
 		ts.Fatalf("usage: api-request DIR METHOD PATH [BODYFILE]")
 	}
-	kc := ts.ReadFile(filepath.Join(args[0], "kubeconfig"))
-	_, server, ok := strings.Cut(kc, "server: ")
-	if !ok {
-		ts.Fatalf("%s/kubeconfig names no server", args[0])
-	}
-	server, _, _ = strings.Cut(server, "\n")
+	// As the admin: with exercise 05's pipeline the cluster serves TLS
+	// and authenticates every request.
+	admin, err := program.Credentials(ts.MkAbs(args[0]), "admin")
+	ts.Check(err)
+	defer admin.Client.CloseIdleConnections()
+	server := admin.URL
 	var body io.Reader
 	if len(args) == 4 {
 		body = strings.NewReader(ts.ReadFile(args[3]))
@@ -44,7 +45,7 @@ func cmdAPIRequest(ts *testscript.TestScript, neg bool, args []string) {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := admin.Client.Do(req)
 	ts.Check(err)
 	defer resp.Body.Close()
 	var b bytes.Buffer

@@ -16,14 +16,17 @@ import (
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
-// kata up runs a cluster in one process on loopback, built from the
-// learner's exercises or, with --reference, from solutions/.
+// kata up runs a cluster in one process, built from the learner's
+// exercises or, with --reference, from solutions/.
 //
 // From the exercises, it runs what the learner has finished, decided the
 // way kata next and kata list decide it (every step of the exercise
 // passes): the apiserver (04) must be finished; while the store (03) is
 // not, the cluster keeps its data in the harness's in-memory store, and
-// says that the data will not survive a restart. Before it builds, it
+// says that the data will not survive a restart; once the pipeline (05)
+// is, every request is authenticated, authorized and admitted, the
+// cluster serves TLS with its own CA and writes a kubeconfig per
+// identity, and --listen may go beyond loopback. Before it builds, it
 // prints one table of the parts: where each comes from, and what a user
 // will see because one is absent.
 //
@@ -40,7 +43,7 @@ import (
 func init() {
 	register("up", &command{
 		summary: "start a cluster (store + apiserver) and point kubectl at it",
-		usage:   "up [--reference] [--data-dir DIR] [--port N] [--compaction-interval D] [--nodes N] [--address A] [--etcd-servers URL[,URL]]",
+		usage:   "up [--reference] [--data-dir DIR] [--port N] [--compaction-interval D] [--nodes N] [--listen ADDR] [--etcd-servers URL[,URL]] [--admission-policy NAME[,NAME]]",
 		run:     runUp,
 	})
 }
@@ -49,10 +52,11 @@ func init() {
 const (
 	storeID     = "03-store"
 	apiserverID = "04-apiserver"
+	pipelineID  = "05-admission"
 )
 
-// errBeyondLoopback: the kata's apiserver has no authentication yet.
-const beyondLoopback = "listening beyond loopback needs authentication (exercise 05)"
+// beyondLoopback: without the pipeline the apiserver authenticates no one.
+const beyondLoopback = "listening beyond loopback needs the request pipeline (exercise 05): without it anyone who can reach the port can do anything"
 
 func runUp(env *Env, args []string) error {
 	fs := flags(env, "up")
@@ -61,16 +65,31 @@ func runUp(env *Env, args []string) error {
 	port := fs.Int("port", 6443, "the port to listen on (0 picks a free one)")
 	compaction := fs.Duration("compaction-interval", storage.DefaultCompactionInterval, "how often the store is compacted, keeping one interval of history (0 disables)")
 	nodes := fs.Int("nodes", 1, "how many kubelets (node-1..node-N) run, once the kubelet exists")
-	address := fs.String("address", "127.0.0.1", "the address to listen on; only loopback until the apiserver authenticates (exercise 05)")
+	var address string
+	fs.StringVar(&address, "listen", "127.0.0.1", "the address to listen on (HOST or HOST:PORT); beyond loopback only with the request pipeline (exercise 05), over TLS")
+	fs.StringVar(&address, "address", "127.0.0.1", "the same as --listen")
 	etcd := fs.String("etcd-servers", "", "run the store on these etcd servers (comma-separated URLs) instead of on disk")
+	policies := fs.String("admission-policy", "", "validating admission policies to enforce, comma-separated (deny-latest-tag); needs exercise 05")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
 	if fs.NArg() != 0 || *port < 0 || *port > 65535 || *compaction < 0 || *nodes < 1 {
 		return errUsage
 	}
-	if !isLoopback(*address) {
-		return fmt.Errorf("kata up --address %s: %s; use 127.0.0.1 (the default), ::1 or localhost", *address, beyondLoopback)
+	host, listenPort := address, strconv.Itoa(*port)
+	if h, p, err := net.SplitHostPort(address); err == nil {
+		n, perr := strconv.Atoi(p)
+		if perr != nil || n < 0 || n > 65535 {
+			return fmt.Errorf("kata up --listen %s: %q is not a port", address, p)
+		}
+		host, listenPort = h, p
+	}
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	admissionPolicies, err := program.ParseAdmissionPolicies(*policies)
+	if err != nil {
+		return fmt.Errorf("kata up --admission-policy: %s", strings.TrimPrefix(err.Error(), "program: "))
 	}
 	endpoints, err := parseEtcdServers(*etcd)
 	if err != nil {
@@ -86,6 +105,14 @@ func runUp(env *Env, args []string) error {
 	w, err := clusterWiring(env, root, "kata up", *reference, len(endpoints) > 0)
 	if err != nil {
 		return err
+	}
+	if w.Pipeline == "" {
+		switch {
+		case !isLoopback(host):
+			return fmt.Errorf("kata up --listen %s: %s; finish %s (kata next), or use 127.0.0.1 (the default), ::1 or localhost", address, beyondLoopback, pipelineID)
+		case len(admissionPolicies) > 0:
+			return fmt.Errorf("kata up --admission-policy: admission policies are enforced by the request pipeline; finish %s (kata next)", pipelineID)
+		}
 	}
 	printParts(env, w, *nodes)
 	dir := *dataDir
@@ -113,10 +140,11 @@ func runUp(env *Env, args []string) error {
 
 	p, err := program.Start(env.Ctx, bin, program.Options{
 		DataDir:            dir,
-		Listen:             net.JoinHostPort(*address, strconv.Itoa(*port)),
+		Listen:             net.JoinHostPort(host, listenPort),
 		CompactionInterval: *compaction,
 		Nodes:              *nodes,
 		EtcdServers:        endpoints,
+		AdmissionPolicies:  admissionPolicies,
 		Stdout:             env.Stdout,
 		Stderr:             env.Stderr,
 		// The program bounds its own wait for its apiserver; this only
@@ -188,6 +216,9 @@ func clusterWiring(env *Env, root, cmd string, reference, etcd bool) (program.Wi
 	}
 	base := "exercises"
 	storeDone := true
+	// The pipeline joins the reference cluster once solutions/ has it,
+	// and the learner's once its exercise is finished.
+	pipelineDone := isDir(filepath.Join(root, "solutions", pipelineID))
 	if reference {
 		base = "solutions"
 		if !hasSolutions {
@@ -195,10 +226,13 @@ func clusterWiring(env *Env, root, cmd string, reference, etcd bool) (program.Wi
 		}
 	} else {
 		var err error
-		storeDone, err = upFinished(env, root, cmd, hasSolutions, etcd)
+		storeDone, pipelineDone, err = upFinished(env, root, cmd, hasSolutions, etcd)
 		if err != nil {
 			return w, err
 		}
+	}
+	if pipelineDone {
+		w.Pipeline = importPath(base + "/" + pipelineID)
 	}
 	for _, id := range []string{storeID, apiserverID} {
 		if id == storeID && (!storeDone || etcd) {
@@ -220,27 +254,32 @@ func clusterWiring(env *Env, root, cmd string, reference, etcd bool) (program.Wi
 // upFinished decides which of the learner's parts the cluster runs: it
 // fails unless the apiserver is finished, and says whether the store is
 // (without it the cluster runs on the in-memory store, and it says so
-// unless the store is on etcd). A part is finished when all its steps
-// pass, as kata next and kata list say.
-func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (storeDone bool, err error) {
+// unless the store is on etcd) and whether the pipeline is (without it
+// the cluster has no authentication, and stays on loopback). A part is
+// finished when all its steps pass, as kata next and kata list say.
+func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (storeDone, pipelineDone bool, err error) {
 	l, err := newLearner(env)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	var exs []*course.Exercise
-	for _, id := range []string{storeID, apiserverID} {
+	for _, id := range []string{storeID, apiserverID, pipelineID} {
 		e, err := l.exercise(id)
 		if err != nil {
-			return false, fmt.Errorf("%s: %w", cmd, err)
+			if id == pipelineID {
+				continue // a course without it yet
+			}
+			return false, false, fmt.Errorf("%s: %w", cmd, err)
 		}
 		exs = append(exs, e)
 	}
 	fmt.Fprintf(env.Stderr, "%s: checking which parts of the cluster you have finished...\n", cmd)
 	res, err := l.runCached(exs)
 	if err != nil {
-		return false, fmt.Errorf("%s: %w", cmd, err)
+		return false, false, fmt.Errorf("%s: %w", cmd, err)
 	}
 	store, apiserver := res[0], res[1]
+	pipelineDone = len(res) > 2 && res[2].Done()
 	if !apiserver.Done() {
 		msg := fmt.Sprintf("%s is not finished yet (%d/%d steps pass): the cluster needs your apiserver; `kata next` shows what is left",
 			apiserver.Exercise.ExerciseDir(), apiserver.Passed(), len(apiserver.Steps))
@@ -251,14 +290,14 @@ func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (storeDone 
 		if hasSolutions {
 			msg += ", or run " + cmd + " --reference to start the reference"
 		}
-		return false, errors.New(msg)
+		return false, false, errors.New(msg)
 	}
 	if !store.Done() && !etcd {
 		fmt.Fprintf(env.Stderr, "%s: %s is not finished yet (%d/%d steps pass), so the cluster keeps its data in memory (harness/storage.NewMemory)\n",
 			cmd, store.Exercise.ExerciseDir(), store.Passed(), len(store.Steps))
 		fmt.Fprintf(env.Stderr, "%s: warning: nothing you create will survive a restart; finish %s (kata next) to keep it on disk\n", cmd, store.Exercise.ID)
 	}
-	return store.Done(), nil
+	return store.Done(), pipelineDone, nil
 }
 
 // futurePart is a part whose exercise is not wired into the cluster yet.
@@ -290,6 +329,11 @@ func printParts(env *Env, w program.Wiring, nodes int) {
 		rows = append(rows, row{"store", rel(w.Store), "data on disk, kept across restarts"})
 	}
 	rows = append(rows, row{"apiserver", rel(w.APIServer), "kubectl works against it"})
+	if w.Pipeline != "" {
+		rows = append(rows, row{"pipeline", rel(w.Pipeline), "TLS; every request authenticated, authorized (RBAC) and admitted; a kubeconfig per user"})
+	} else {
+		rows = append(rows, row{"pipeline", "absent (05 not finished)", "anyone who can reach the port can do anything; --listen is loopback only"})
+	}
 	c, _ := course.Load()
 	for _, f := range futureParts {
 		from := "absent (not in the course yet)"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubekata/kubekata/harness/api"
 	"github.com/kubekata/kubekata/harness/client"
+	"github.com/kubekata/kubekata/harness/cluster/program"
 )
 
 // TestUpReference starts the reference cluster twice on one data
@@ -92,7 +93,7 @@ func TestUpReference(t *testing.T) {
 
 	url, stop := start()
 	kubeconfig := filepath.Join(data, "kubeconfig")
-	for _, row := range []string{"    store        solutions/03-store", "    apiserver    solutions/04-apiserver", "    scheduler    absent"} {
+	for _, row := range []string{"    store        solutions/03-store", "    apiserver    solutions/04-apiserver", "    pipeline     solutions/05-admission", "    scheduler    absent"} {
 		if !strings.Contains(lastStderr.String(), row+" ") {
 			t.Errorf("kata up --reference printed no row %q in its table of parts; stderr:\n%s", row, lastStderr.String())
 		}
@@ -100,21 +101,46 @@ func TestUpReference(t *testing.T) {
 	if _, err := os.Stat(kubeconfig); err != nil {
 		t.Fatalf("kata up wrote no kubeconfig: %v", err)
 	}
+	// The reference has the pipeline: TLS, and the admin's credentials.
+	if !strings.HasPrefix(url, "https://") {
+		t.Errorf("kata up --reference listens on %s, want https:// (the reference has exercise 05's pipeline)", url)
+	}
+	admin, err := program.Credentials(data, "admin")
+	if err != nil {
+		t.Fatalf("program.Credentials(%s, admin) = %v", data, err)
+	}
+	defer admin.Client.CloseIdleConnections()
 	// The namespaces exist from the first start, as upstream's.
-	resp, err := http.Get(url + "/api/v1/namespaces/kube-system")
+	resp, err := admin.Client.Get(url + "/api/v1/namespaces/kube-system")
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		t.Errorf("GET /api/v1/namespaces/kube-system on a fresh kata up = %s, want 200 OK", resp.Status)
+		t.Errorf("GET /api/v1/namespaces/kube-system as admin on a fresh kata up = %s, want 200 OK", resp.Status)
+	}
+	// The learner may list pods in default, not in kube-system.
+	learner, err := program.Credentials(data, "learner")
+	if err != nil {
+		t.Fatalf("program.Credentials(%s, learner) = %v", data, err)
+	}
+	defer learner.Client.CloseIdleConnections()
+	for ns, want := range map[string]int{"default": http.StatusOK, "kube-system": http.StatusForbidden} {
+		resp, err := learner.Client.Get(url + "/api/v1/namespaces/" + ns + "/pods")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET pods in %s as learner = %s, want %d", ns, resp.Status, want)
+		}
 	}
 	if kubectl, err := exec.LookPath("kubectl"); err != nil {
 		t.Log("kubectl is not on PATH: skipping kubectl get ns default")
 	} else if out, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "get", "ns", "default", "-o", "name").CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "namespace/default" {
 		t.Errorf("kubectl get ns default = %q, %v; want namespace/default", out, err)
 	}
-	pods := client.For[*api.Pod](client.New(url, nil))
+	pods := client.For[*api.Pod](client.New(url, admin.Client))
 	ctx := context.Background()
 	if _, err := pods.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"},
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx:1.27"}}}}); err != nil {
@@ -126,7 +152,7 @@ func TestUpReference(t *testing.T) {
 
 	url, stop = start()
 	defer stop()
-	got, err := client.For[*api.Pod](client.New(url, nil)).Get(ctx, "default", "web")
+	got, err := client.For[*api.Pod](client.New(url, admin.Client)).Get(ctx, "default", "web")
 	if err != nil || got.Spec.Containers[0].Image != "nginx:1.27" {
 		t.Fatalf("after a restart: Get(default/web) = %v, %v; want the pod created before the stop", got, err)
 	}
