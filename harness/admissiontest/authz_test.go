@@ -9,6 +9,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -21,10 +22,39 @@ import (
 	admission "github.com/kubekata/kubekata/solutions/05-admission"
 )
 
+var allSteps = []string{"01-request-info", "02-token-authentication", "03-anonymous-and-certificates", "04-rbac-roles",
+	"05-rbac-cluster-roles", "06-impersonation-and-access-review", "07-defaults", "08-namespace-lifecycle", "09-limit-range",
+	"10-resource-quota", "11-validating-policy", "12-node-restriction", "13-writes-only"}
+
 // The mutants of steps 01-06 (request info, authentication,
 // impersonation, RBAC, the access review).
 func init() {
 	register(map[string]mutant{
+		// The exercise's stubs: every function panics "not implemented".
+		// Every step fails, each on its own (none hangs or takes the
+		// others down).
+		"stubs": {whole: func() admissiontest.Impl {
+			return admissiontest.Impl{
+				NewRequestInfo: func(string, string, url.Values) pipeline.RequestInfo { panic("not implemented: NewRequestInfo") },
+				NewAuthorizer: func(context.Context, storage.Store) (pipeline.Authorizer, error) {
+					panic("not implemented: NewAuthorizer")
+				},
+				New: func(context.Context, pipeline.Config) (func(http.Handler) http.Handler, error) {
+					panic("not implemented: New")
+				},
+			}
+		}, fails: allSteps},
+		// A gate that lets everything through untouched, as a learner's
+		// first New might: every step fails.
+		"pass-through": {whole: func() admissiontest.Impl {
+			return admissiontest.Impl{
+				NewRequestInfo: admission.NewRequestInfo,
+				NewAuthorizer:  func(context.Context, storage.Store) (pipeline.Authorizer, error) { return allowEverything{}, nil },
+				New: func(context.Context, pipeline.Config) (func(http.Handler) http.Handler, error) {
+					return func(next http.Handler) http.Handler { return next }, nil
+				},
+			}
+		}, fails: allSteps[1:]},
 		// RoleBindings grant cluster-wide: the store presents every Role
 		// as a ClusterRole and every RoleBinding as a ClusterRoleBinding
 		// (named <namespace>:<name>), so a grant in dev holds everywhere.

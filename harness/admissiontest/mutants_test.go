@@ -42,6 +42,12 @@ type mutant struct {
 	// before changes a request before the gate sees it (cfg is the
 	// gate's config).
 	before func(cfg pipeline.Config, r *http.Request)
+	// around wraps the reference's whole gate: filter is the
+	// reference's, next the handler behind it, ctx the gate's
+	// (admission_test.go's mutants of steps 07-13).
+	around func(ctx context.Context, cfg pipeline.Config, filter func(http.Handler) http.Handler, next http.Handler) http.Handler
+	// whole replaces the reference altogether (the exercise's stubs).
+	whole func() admissiontest.Impl
 	// fails are the steps it must fail, and no others.
 	fails []string
 }
@@ -60,6 +66,9 @@ func register(ms map[string]mutant) {
 
 // impl is the reference with m's changes.
 func (m mutant) impl() admissiontest.Impl {
+	if m.whole != nil {
+		return m.whole()
+	}
 	wrapStore := func(s storage.Store) storage.Store {
 		if m.store != nil {
 			return m.store(s)
@@ -84,6 +93,10 @@ func (m mutant) impl() admissiontest.Impl {
 		New: func(ctx context.Context, cfg pipeline.Config) (func(http.Handler) http.Handler, error) {
 			cfg.Store = wrapStore(cfg.Store)
 			filter, err := admission.New(ctx, cfg)
+			if err == nil && m.around != nil {
+				inner := filter
+				filter = func(next http.Handler) http.Handler { return m.around(ctx, cfg, inner, next) }
+			}
 			if err != nil || m.before == nil {
 				return filter, err
 			}
