@@ -10,15 +10,30 @@
 //		admissiontest.Run(t, admissiontest.Impl{NewRequestInfo: NewRequestInfo, NewAuthorizer: NewAuthorizer, New: New})
 //	}
 //
-// Every step but the first gets an env: a fresh in-memory store holding
-// the bootstrap policy and the namespaces default, kube-system,
-// kube-public and dev (as exercise 04 stores them), the gate from
-// Impl.New around a recording handler that stands for the apiserver (it
-// records what reached it and echoes bodies, but stores nothing, so that
-// no step here earns exercise 04's points), served over TLS with a
-// generated cluster CA that verifies client certificates when a client
-// sends one. Clients present a bearer token, a client certificate, or
-// nothing.
+// The suite:
+//
+//  1. Runs the 13 steps of the manifest in order (suite.Run): 01 calls
+//     NewRequestInfo alone; every other step gets a fresh env.
+//  2. An env is a fresh in-memory store holding the bootstrap policy
+//     (pipeline.BootstrapPolicy) and the Active namespaces default,
+//     kube-system, kube-public and dev, as exercise 04 stores them
+//     (Seed); the gate from Impl.New over it, configured with the
+//     suite's token file (Tokens); around a recording handler that
+//     stands for the apiserver: it records what reached it, with the
+//     user and request info of its context, and echoes bodies, but
+//     stores nothing, so that no step here earns exercise 04's points.
+//  3. The gate is served over TLS with a generated cluster CA that
+//     verifies client certificates when a client sends one (as
+//     kube-apiserver's --client-ca-file does); clients present a bearer
+//     token, a certificate the CA signed, or nothing.
+//  4. Steps 04 and 05 also ask the authorizer from Impl.NewAuthorizer
+//     directly. RBAC objects written to the store are seen soon, not at
+//     once: the steps wait for them with a deadline, never a sleep.
+//  5. Every refusal is checked as upstream writes it (code, reason,
+//     message, details) and must not have reached the handler behind
+//     the gate.
+//
+// BenchAuthorize and BenchAllowAll are the exercise's benchmarks.
 package admissiontest
 
 import (
