@@ -130,6 +130,10 @@ func (g *gate) admitBody(w http.ResponseWriter, r *http.Request, next http.Handl
 		return
 	}
 	if changed {
+		if st := keepUnknownFieldRules(w, r, a.kind, body); st != nil {
+			writeStatus(w, st)
+			return
+		}
 		if body, err = json.Marshal(a.obj); err != nil {
 			writeStatus(w, internalError(err))
 			return
@@ -177,6 +181,28 @@ func (g *gate) runPlugins(ctx context.Context, a *attributes) (bool, *api.Status
 	}
 	after, _ := json.Marshal(a.obj)
 	return !bytes.Equal(before, after), nil
+}
+
+// keepUnknownFieldRules does for a body the gate re-encodes what the
+// apiserver would have done with the fields its kind lacks, since the
+// re-encoded body no longer has them: fieldValidation=Strict refuses
+// them with upstream's 400 (decoding comes before admission upstream),
+// Warn (the default) warns of each in a Warning header, Ignore says
+// nothing (k8s.io/apiserver/pkg/endpoints/handlers/rest.go).
+func keepUnknownFieldRules(w http.ResponseWriter, r *http.Request, kind api.Kind, body []byte) *api.Status {
+	var unknown *api.UnknownFieldsError
+	if err := (api.Codec{}).DecodeInto(body, kind.New()); !errors.As(err, &unknown) {
+		return nil
+	}
+	switch r.URL.Query().Get("fieldValidation") {
+	case "Strict":
+		return badRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind.Kind, kind.Version, kind.Kind, unknown))
+	case "", "Warn":
+		for _, f := range unknown.Fields {
+			w.Header().Add("Warning", "299 - "+strconv.Quote(fmt.Sprintf("unknown field %q", f)))
+		}
+	}
+	return nil
 }
 
 // maxPatchConflicts is how often a patch is retried on a conflict, as

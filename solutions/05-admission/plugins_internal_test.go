@@ -88,3 +88,19 @@ func TestPlugins(t *testing.T) {
 		})
 	}
 }
+
+// A pod the gate re-encodes keeps the apiserver's rules for the fields
+// its kind lacks: Strict refuses them, Warn warns of them.
+func TestUnknownFieldsOfAMutatedPod(t *testing.T) {
+	s := newTestStore(t)
+	h := newTestGate(t, s, okHandler())
+	body := `{"metadata":{"name":"web"},"spec":{"containers":[{"name":"app","image":"nginx:1.27","imagePullPolize":"Always"}]}}`
+
+	w := do(t, h, "admin-token", "POST", "/api/v1/namespaces/dev/pods?fieldValidation=Strict", "application/json", body)
+	assert.Equal(t, http.StatusBadRequest, w.Code, "POST pod with an unknown field, Strict: code; body %s", w.Body)
+	assert.Contains(t, w.Body.String(), `strict decoding error: unknown field \"spec.containers[0].imagePullPolize\"`, "POST pod with an unknown field, Strict: body")
+
+	w = do(t, h, "admin-token", "POST", "/api/v1/namespaces/dev/pods", "application/json", body)
+	assert.Equal(t, http.StatusCreated, w.Code, "POST pod with an unknown field, Warn: code; body %s", w.Body)
+	assert.Equal(t, []string{`299 - "unknown field \"spec.containers[0].imagePullPolize\""`}, w.Header().Values("Warning"), "POST pod with an unknown field, Warn: Warning headers")
+}
