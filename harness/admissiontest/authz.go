@@ -497,6 +497,11 @@ func rbacClusterRoles(e *env) {
 	u := func(name string) pipeline.UserInfo {
 		return pipeline.UserInfo{Name: name, Groups: list(pipeline.AllAuthenticated)}
 	}
+	// Wait for each binding (an authorizer may see the kinds in any
+	// order), then ask.
+	e.waitDecision(az, resourceAttrs(u("viewer"), "list", "", "dev", "pods", "", ""), true, "the RoleBinding viewers grants view in dev")
+	e.waitDecision(az, resourceAttrs(u("editor"), "get", "", "dev", "secrets", "", "token"), true, "the RoleBinding editors grants edit in dev")
+	e.waitDecision(az, resourceAttrs(u("nsadmin"), "create", "rbac.authorization.k8s.io", "dev", "rolebindings", "", ""), true, "the RoleBinding admins grants admin in dev")
 	e.waitDecision(az, resourceAttrs(u("root"), "delete", "", "", "nodes", "", "node-1"), true, "the ClusterRoleBinding root grants cluster-admin")
 	for _, c := range []struct {
 		a       pipeline.Attributes
@@ -658,7 +663,7 @@ func impersonationAndAccessReview(e *env) {
 	rec = e.waitPasses(ivan, "GET", "/version", nil, pipeline.ImpersonateUserHeader, "system:serviceaccount:dev:builder")
 	e.expectUser("GET /version (ivan as system:serviceaccount:dev:builder)", rec, "system:serviceaccount:dev:builder", "",
 		"system:serviceaccounts", "system:serviceaccounts:dev", pipeline.AllAuthenticated)
-	rec = e.passes(ivan, "GET", "/version", nil, pipeline.ImpersonateUserHeader, "bob")
+	rec = e.waitPasses(ivan, "GET", "/version", nil, pipeline.ImpersonateUserHeader, "bob")
 	e.expectUser("GET /version (ivan as bob)", rec, "bob", "", pipeline.AllAuthenticated)
 	e.expectForbidden(ivan, "GET", "/version", nil,
 		`users "carl" is forbidden: User "ivan" cannot impersonate resource "users" in API group "" at the cluster scope`, pipeline.ImpersonateUserHeader, "carl")
