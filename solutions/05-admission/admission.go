@@ -64,18 +64,23 @@ func (a *attributes) is(resource string) bool {
 // plugin is one admission step; a Status refuses the request.
 type plugin func(ctx context.Context, a *attributes) *api.Status
 
-// plugins returns the chain in upstream's order.
+// plugins returns the chain in upstream's order: the API's defaults
+// (upstream applies them while decoding the body, before admission),
+// then each plugin's mutating half in AllOrderedPlugins' order, then
+// each validating half in the same order. NodeRestriction is a mutating
+// plugin upstream (it only refuses), so it runs before
+// DefaultTolerationSeconds.
 func (g *gate) plugins() []plugin {
 	return []plugin{
+		applyDefaults,
 		// mutating
 		g.namespaceLifecycle,
-		applyDefaults,
 		g.limitRangerDefaults,
 		serviceAccount,
+		nodeRestriction,
 		defaultTolerationSeconds,
 		// validating
 		g.limitRangerValidate,
-		nodeRestriction,
 		g.denyLatestTag,
 		g.resourceQuota, // last: it charges
 	}
