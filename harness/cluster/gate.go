@@ -208,9 +208,10 @@ func (g *gate) announce(w io.Writer, listen string) {
 		width = max(width, len(id.Name))
 	}
 	for _, id := range g.ids {
-		fmt.Fprintf(w, "    %-*s  %s\n    %-*s  user %s: may do %s\n", width, id.Name, pki.KubeconfigPath(g.dataDir, id.Name), width, "", id.User, id.May)
+		fmt.Fprintf(w, "    %-*s  %s\n    %-*s  user %s %s\n", width, id.Name, pki.KubeconfigPath(g.dataDir, id.Name), width, "", id.User, id.May)
 	}
-	fmt.Fprintf(w, "    %-*s  %s\n    %-*s  no credentials: user system:anonymous, as RBAC's discovery roles allow\n", width, pki.Anonymous, pki.KubeconfigPath(g.dataDir, pki.Anonymous), width, "")
+	fmt.Fprintf(w, "    %-*s  %s\n    %-*s  no credentials: user system:anonymous may only discover the API (kubectl asks for a user name with it; curl --cacert %s shows it)\n",
+		width, pki.Anonymous, pki.KubeconfigPath(g.dataDir, pki.Anonymous), width, "", filepath.Join(g.dataDir, pki.Dir, pki.CACert))
 	fmt.Fprintf(w, "kata up: try kubectl --kubeconfig %s get pods -n kube-system (403 Forbidden, as upstream), and kubectl auth can-i list pods -n kube-system with it\n",
 		pki.KubeconfigPath(g.dataDir, pki.Learner))
 	if host, _, err := net.SplitHostPort(listen); err == nil && !isLoopbackHost(host) {

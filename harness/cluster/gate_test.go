@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/cluster/internal/pki"
 	"github.com/kubekata/kubekata/harness/cluster/program"
 	"github.com/kubekata/kubekata/harness/pipeline"
@@ -368,5 +370,62 @@ func TestIdentities(t *testing.T) {
 	}
 	if _, err := program.Credentials(t.TempDir(), "mallory"); err == nil || !strings.Contains(err.Error(), "no identity") {
 		t.Errorf("Credentials(mallory) = %v, want no such identity", err)
+	}
+}
+
+// identityProbe is a component that, once started, lists pods and
+// ClusterRoleBindings through the client the cluster gave it and reports both
+// outcomes, then runs until stopped.
+type identityProbe struct {
+	c      client.Interface
+	report chan<- [2]error
+}
+
+func (p identityProbe) Run(ctx context.Context) error {
+	_, _, podsErr := client.For[*api.Pod](p.c).List(ctx, "", client.ListOptions{})
+	_, _, secretsErr := client.For[*api.ClusterRoleBinding](p.c).List(ctx, "", client.ListOptions{})
+	p.report <- [2]error{podsErr, secretsErr}
+	<-ctx.Done()
+	return nil
+}
+
+// Each component runs as itself: the scheduler and each kubelet reach
+// the apiserver with their own certificates, RBAC grants them what the
+// bootstrap policy says, and the audit log names them.
+func TestRunGatedComponentsAreThemselves(t *testing.T) {
+	reports := make(chan [2]error, 3)
+	parts := gatedParts
+	parts.Scheduler = func(c client.Interface) Component { return identityProbe{c, reports} }
+	parts.Kubelet = func(c client.Interface, node string) Component { return identityProbe{c, reports} }
+	dir := t.TempDir()
+	out := newLines()
+	stop, done := runInBackground(t, parts, Options{DataDir: dir, Stdout: out, Nodes: 2})
+	out.waitLine(t, "export KUBECONFIG=", done)
+	for range 3 {
+		select {
+		case r := <-reports:
+			if r[0] != nil {
+				t.Errorf("a component listing pods with its own identity: %v, want allowed", r[0])
+			}
+			if client.CodeOf(r[1]) != http.StatusForbidden {
+				t.Errorf("a component listing ClusterRoleBindings: %v, want 403 Forbidden (neither the scheduler nor a node may)", r[1])
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("the components did not report within a minute")
+		}
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	users := map[string]bool{}
+	for _, e := range readAudit(t, dir) {
+		if e.ObjectRef != nil && e.ObjectRef.Resource == "clusterrolebindings" && e.ResponseStatus.Code == http.StatusForbidden {
+			users[e.User.Name] = true
+		}
+	}
+	for _, u := range []string{"system:kube-scheduler", "system:node:node-1", "system:node:node-2"} {
+		if !users[u] {
+			t.Errorf("the audit log has no refused ClusterRoleBindings list by %s; it names %v", u, users)
+		}
 	}
 }

@@ -32,7 +32,10 @@ func TestSourceImportsOnlyWhatItIsAsked(t *testing.T) {
 			[]string{"etcdstore", "protoedge"}},
 		{"etcd and edge", Wiring{APIServer: m + "/solutions/04-apiserver", Etcd: true, Edge: true},
 			[]string{`"` + m + `/harness/storage/etcdstore"`, "OpenEtcd:      etcdstore.Open", `"` + m + `/harness/protoedge"`, "Edge:          protoedge.Wrap"},
-			nil},
+			[]string{"admission", "Pipeline"}},
+		{"pipeline", Wiring{APIServer: m + "/exercises/04-apiserver", Pipeline: m + "/exercises/05-admission"},
+			[]string{`admission "` + m + `/exercises/05-admission"`, "Pipeline:      admission.New", `PipelineFrom:  "exercises/05-admission"`},
+			[]string{"etcdstore", "protoedge"}},
 	} {
 		src, err := tc.w.Source()
 		if err != nil {
@@ -382,5 +385,104 @@ func TestBuildAgain(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no root/.kata/program/*/main.go holds the wiring's source; found %v", matches)
+	}
+}
+
+// A program with the request pipeline: Credentials reaches it as each
+// identity over TLS, Options.AdmissionPolicies reaches the pipeline, and
+// Credentials on a plain cluster gives everyone the same plain access.
+func TestGatedProgram(t *testing.T) {
+	plain := reference(t) // skips where the reference cannot be built
+	root := moduleRoot(t)
+	if _, err := os.Stat(filepath.Join(root, "solutions", "05-admission")); err != nil {
+		t.Skip("no solutions/05-admission in this checkout")
+	}
+	bin := filepath.Join(t.TempDir(), "gated")
+	w := Wiring{Store: DefaultModule + "/solutions/03-store", APIServer: DefaultModule + "/solutions/04-apiserver",
+		Pipeline: DefaultModule + "/solutions/05-admission"}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := Build(ctx, root, w, bin); err != nil {
+		t.Fatalf("Build(%+v) = %v", w, err)
+	}
+	dir := t.TempDir()
+	p, err := Start(ctx, bin, Options{DataDir: dir, AdmissionPolicies: []string{"deny-latest-tag"}})
+	if err != nil {
+		t.Fatalf("Start(--admission-policy deny-latest-tag) = %v", err)
+	}
+	t.Cleanup(func() { _ = p.Kill() })
+	if !strings.HasPrefix(p.URL(), "https://127.0.0.1:") {
+		t.Errorf("the gated program's URL = %q, want https://127.0.0.1:PORT", p.URL())
+	}
+	get := func(user, path string) int {
+		t.Helper()
+		c, err := Credentials(dir, user)
+		if err != nil {
+			t.Fatalf("Credentials(%s) = %v", user, err)
+		}
+		defer c.Client.CloseIdleConnections()
+		if c.URL != p.URL() {
+			t.Errorf("Credentials(%s).URL = %q, want %q", user, c.URL, p.URL())
+		}
+		resp, err := c.Client.Get(c.URL + path)
+		if err != nil {
+			t.Fatalf("GET %s as %s: %v", path, user, err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, tc := range []struct {
+		user, path string
+		want       int
+	}{
+		{"admin", "/api/v1/namespaces/kube-system/secrets", 200},
+		{"learner", "/api/v1/namespaces/default/pods", 200},
+		{"learner", "/api/v1/namespaces/kube-system/pods", 403},
+		{"anonymous", "/api/v1/namespaces/default/pods", 403},
+		{"kube-controller-manager", "/apis/apps/v1/replicasets", 200},
+		{"node-1", "/api/v1/nodes", 200},
+		{"node-1", "/apis/rbac.authorization.k8s.io/v1/clusterroles", 403},
+	} {
+		if got := get(tc.user, tc.path); got != tc.want {
+			t.Errorf("GET %s as %s = %d, want %d", tc.path, tc.user, got, tc.want)
+		}
+	}
+	admin, err := Credentials(dir, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Client.CloseIdleConnections()
+	resp, err := admin.Client.Post(admin.URL+"/api/v1/namespaces/default/pods", "application/json",
+		strings.NewReader(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web"},"spec":{"containers":[{"name":"app","image":"nginx"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("POST a pod of an untagged image with --admission-policy deny-latest-tag = %s, want 403", resp.Status)
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatalf("Stop = %v", err)
+	}
+
+	// A plain cluster: every identity is the same plain access.
+	plainDir := t.TempDir()
+	pp := start(t, plain, plainDir)
+	for _, user := range []string{"admin", "learner", "anonymous", "node-3"} {
+		c, err := Credentials(plainDir, user)
+		if err != nil {
+			t.Fatalf("Credentials(%s) on a plain cluster = %v", user, err)
+		}
+		if c.URL != pp.URL() || c.Kubeconfig != filepath.Join(plainDir, "kubeconfig") {
+			t.Errorf("Credentials(%s) on a plain cluster = %+v, want URL %s and DIR/kubeconfig", user, c, pp.URL())
+		}
+		c.Client.CloseIdleConnections()
+	}
+	// A plain cluster refuses what needs the pipeline.
+	if _, err := Start(ctx, plain, Options{DataDir: t.TempDir(), AdmissionPolicies: []string{"deny-latest-tag"}}); err == nil || !strings.Contains(err.Error(), "needs the request pipeline (exercise 05)") {
+		t.Errorf("Start(plain, --admission-policy) = %v, want a refusal naming exercise 05", err)
+	}
+	if _, err := Start(ctx, plain, Options{DataDir: t.TempDir(), Listen: "0.0.0.0:0"}); err == nil || !strings.Contains(err.Error(), "beyond loopback needs the request pipeline") {
+		t.Errorf("Start(plain, --listen 0.0.0.0:0) = %v, want a refusal", err)
 	}
 }

@@ -85,7 +85,8 @@ type Identity struct {
 	User string
 	// Groups are its Organizations.
 	Groups []string
-	// May says what the bootstrap policy lets it do, for the printout.
+	// May says what the bootstrap policy lets it do, for the printout:
+	// "may do anything (group system:masters)".
 	May string
 }
 
@@ -93,11 +94,11 @@ type Identity struct {
 // first.
 func Identities(nodes int) []Identity {
 	ids := []Identity{
-		{Name: Admin, User: "kubernetes-admin", Groups: []string{"system:masters"}, May: "anything (group system:masters)"},
-		{Name: Learner, User: "learner", May: "edit in namespace default (RoleBinding learner-edit), read-only discovery elsewhere"},
-		{Name: "kube-scheduler", User: "system:kube-scheduler", May: "the scheduler's ClusterRole system:kube-scheduler"},
-		{Name: "kube-controller-manager", User: "system:kube-controller-manager", May: "the ClusterRole system:kube-controller-manager"},
-		{Name: "kube-proxy", User: "system:kube-proxy", May: "the ClusterRole system:node-proxier"},
+		{Name: Admin, User: "kubernetes-admin", Groups: []string{"system:masters"}, May: "may do anything (group system:masters)"},
+		{Name: Learner, User: "learner", May: "may edit in namespace default (ClusterRole edit, RoleBinding learner-edit), and only discover the API elsewhere"},
+		{Name: "kube-scheduler", User: "system:kube-scheduler", May: "has the ClusterRole system:kube-scheduler"},
+		{Name: "kube-controller-manager", User: "system:kube-controller-manager", May: "has the ClusterRole system:kube-controller-manager"},
+		{Name: "kube-proxy", User: "system:kube-proxy", May: "has the ClusterRole system:node-proxier"},
 	}
 	if nodes < 1 {
 		nodes = 1
@@ -105,7 +106,7 @@ func Identities(nodes int) []Identity {
 	for i := 1; i <= nodes; i++ {
 		n := "node-" + strconv.Itoa(i)
 		ids = append(ids, Identity{Name: n, User: "system:node:" + n, Groups: []string{"system:nodes"},
-			May: "the ClusterRole system:node, narrowed to its own node by NodeRestriction"})
+			May: "has the ClusterRole system:node, narrowed to its own node by NodeRestriction"})
 	}
 	return ids
 }
