@@ -321,3 +321,56 @@ func firstLine(t *testing.T, file, prefix string) int {
 	}
 	return 0
 }
+
+// as picks who the commands act as: before cluster-start it holds for
+// the cluster it starts, it switches $KUBECONFIG to the user's, a watch
+// keeps the identity it started with, and a restart keeps the identity.
+func TestAsIdentity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a cluster")
+	}
+	cfg := clusterConfig(t)
+	f := writeScenario(t, "as_identity", `# as, across a start, a watch and a restart
+as learner
+cluster-start
+exec printenv KUBECONFIG
+stdout 'learner\.kubeconfig$'
+! get pods/kube-system
+stderr '^Error from server \(Forbidden\): pods is forbidden: User "learner" cannot list resource "pods" in API group "" in the namespace "kube-system"$'
+
+# A watch started as the admin keeps the admin's rights after as learner.
+as admin
+exec printenv KUBECONFIG
+! stdout 'learner'
+watch-start sys pods/kube-system
+as learner
+! watch-start mine pods/kube-system
+stderr 'User "learner" cannot list resource "pods"'
+as admin
+apply sys.yaml
+watch-expect sys ADDED sys
+
+# A restart keeps acting as the same user.
+as learner
+cluster-restart
+! get pods/kube-system
+stderr 'User "learner" cannot list'
+as --token not-a-token
+! get pods/default
+stderr '^error: You must be logged in to the server \(Unauthorized\)$'
+-- sys.yaml --
+apiVersion: v1
+kind: Pod
+metadata:
+  name: sys
+  namespace: kube-system
+spec:
+  containers:
+  - name: sys
+    image: kata/sleep:v1
+`)
+	rt := runRecorded(t, Params(cfg, ""), f)
+	if got := rt.results["as_identity"]; got != "pass" {
+		t.Errorf("the scenario %s, want pass\n%s", got, rt.logs["as_identity"])
+	}
+}

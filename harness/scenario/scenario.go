@@ -538,9 +538,10 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // watch-start NAME [-l SELECTOR] RESOURCE[/NS] starts watching a
-// collection from now on, recording its events under NAME.
+// collection from now on, recording its events under NAME. It returns
+// once the server has answered the watch: a refused one (! watch-start)
+// prints the server's error.
 func cmdWatchStart(ts *testscript.TestScript, neg bool, args []string) {
-	noNeg(ts, neg, "watch-start")
 	const usage = "usage: watch-start NAME [-l SELECTOR] RESOURCE[/NS]"
 	if len(args) < 2 {
 		ts.Fatalf("%s", usage)
@@ -563,8 +564,12 @@ func cmdWatchStart(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("watch-start: a watch named %s is already running", name)
 	}
 	rc, err := k.startWatch(r, *selector)
-	if err != nil {
-		ts.Fatalf("watch-start %s: %v", fs.Arg(0), err)
+	if err != nil || neg {
+		if rc != nil {
+			rc.stop()
+		}
+		report(ts, neg, "watch-start "+fs.Arg(0), err)
+		return
 	}
 	if st.watches == nil {
 		st.watches = map[string]*recorder{}

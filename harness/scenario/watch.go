@@ -48,6 +48,17 @@ func (k *kube) list(ctx context.Context, r ref, q url.Values) ([]object, string,
 // calling fn for each event until fn returns true (it returns nil), the
 // stream ends, or ctx is done (it returns the reason).
 func (k *kube) watch(ctx context.Context, r ref, q url.Values, rv string, fn func(watchEvent) bool) error {
+	resp, err := k.openWatch(ctx, r, q, rv)
+	if err != nil {
+		return err
+	}
+	return streamWatch(ctx, r, resp, fn)
+}
+
+// openWatch starts a watch of a collection after resourceVersion rv and
+// returns the stream once the server has answered it; a refusal is a
+// *statusError.
+func (k *kube) openWatch(ctx context.Context, r ref, q url.Values, rv string) (*http.Response, error) {
 	wq := url.Values{}
 	for key, v := range q {
 		wq[key] = v
@@ -56,13 +67,20 @@ func (k *kube) watch(ctx context.Context, r ref, q url.Values, rv string, fn fun
 	wq.Set("resourceVersion", rv)
 	resp, err := k.do(ctx, http.MethodGet, r.path(), wq, "", nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		return newStatusError(resp.StatusCode, data)
+		resp.Body.Close()
+		return nil, newStatusError(resp.StatusCode, data)
 	}
+	return resp, nil
+}
+
+// streamWatch reads a watch's events into fn (see watch) and closes the
+// stream.
+func streamWatch(ctx context.Context, r ref, resp *http.Response, fn func(watchEvent) bool) error {
+	defer resp.Body.Close()
 	dec := json.NewDecoder(bufio.NewReader(resp.Body))
 	dec.UseNumber()
 	for {
@@ -277,11 +295,25 @@ func (k *kube) startWatch(r ref, selector string) (*recorder, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The watch is open (or refused) before watch-start returns. The
+	// server answers its headers before the first event, as upstream's
+	// watch handler does (k8s.io/apiserver/pkg/endpoints/handlers/watch.go
+	// flushes them at once); a server that does not is told at requestTimeout.
 	ctx, cancel := context.WithCancel(context.Background())
+	opened := time.AfterFunc(requestTimeout, cancel)
+	resp, err := k.openWatch(ctx, r, q, rv)
+	if !opened.Stop() || err != nil {
+		cancel()
+		if err == nil {
+			resp.Body.Close()
+			err = fmt.Errorf("scenario: watch %s: no answer within %v", r.path(), requestTimeout)
+		}
+		return nil, err
+	}
 	rc := newRecorder()
 	rc.cancel = cancel
 	go func() {
-		err := k.watch(ctx, r, q, rv, func(ev watchEvent) bool {
+		err := streamWatch(ctx, r, resp, func(ev watchEvent) bool {
 			rc.add(ev)
 			return false
 		})
