@@ -8,6 +8,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -118,6 +119,17 @@ func init() {
 				}
 			},
 			fails: []string{"01-request-info", "05-rbac-cluster-roles"}},
+		// Only User subjects count (and the system groups, so that the
+		// bootstrap policy still works): the store drops every other
+		// Group subject from the bindings.
+		"group-subjects-ignored": {store: func(s storage.Store) storage.Store {
+			return &mapStore{Store: s, prefixes: []string{"/registry/rolebindings/", "/registry/clusterrolebindings/"}, f: dropUserGroups}
+		}, fails: []string{"04-rbac-roles", "05-rbac-cluster-roles"}},
+		// nonResourceURLs match exactly: the store drops the trailing
+		// "*" of every prefix form.
+		"nonresource-prefix-exact": {store: func(s storage.Store) storage.Store {
+			return &mapStore{Store: s, prefixes: []string{"/registry/clusterroles/"}, f: exactURLs}
+		}, fails: []string{"05-rbac-cluster-roles"}},
 		// Impersonation is not checked: the gate sees the impersonated
 		// user as if they had authenticated themselves.
 		"impersonation-unchecked": {before: func(_ pipeline.Config, r *http.Request) {
@@ -158,6 +170,53 @@ func dropResourceNames(_ string, value []byte) []byte {
 	for _, r := range rules {
 		if m, ok := r.(map[string]any); ok {
 			delete(m, "resourceNames")
+		}
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return value
+	}
+	return out
+}
+
+// dropUserGroups removes the Group subjects not named system:* from a
+// stored binding.
+func dropUserGroups(_ string, value []byte) []byte {
+	var obj map[string]any
+	if json.Unmarshal(value, &obj) != nil {
+		return value
+	}
+	subjects, _ := obj["subjects"].([]any)
+	kept := []any{}
+	for _, sub := range subjects {
+		m, _ := sub.(map[string]any)
+		if m["kind"] == "Group" && !strings.HasPrefix(fmt.Sprint(m["name"]), "system:") {
+			continue
+		}
+		kept = append(kept, sub)
+	}
+	obj["subjects"] = kept
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return value
+	}
+	return out
+}
+
+// exactURLs drops the trailing "*" of nonResourceURLs, except "*" alone.
+func exactURLs(_ string, value []byte) []byte {
+	var obj map[string]any
+	if json.Unmarshal(value, &obj) != nil {
+		return value
+	}
+	rules, _ := obj["rules"].([]any)
+	for _, r := range rules {
+		m, _ := r.(map[string]any)
+		urls, _ := m["nonResourceURLs"].([]any)
+		for i, u := range urls {
+			if s, ok := u.(string); ok && s != "*" {
+				urls[i] = strings.TrimSuffix(s, "*")
+			}
 		}
 	}
 	out, err := json.Marshal(obj)
