@@ -349,7 +349,8 @@ func namespaceLifecycle(e *env) {
 	if d := st.Details; d == nil || d.Name != "nowhere" || d.Kind != "namespaces" {
 		e.t.Fatalf("POST %s (admin): Status details = %+v, want name \"nowhere\", kind \"namespaces\" (apierrors.NewNotFound for the namespace)", podsPath("nowhere"), d)
 	}
-	// A namespace is found as soon as it is in the store.
+	// A namespace is found as soon as it is in the store (upstream looks
+	// up live a namespace its informer has not seen yet).
 	e.activeNamespace("fresh")
 	e.admitted(admin, http.StatusCreated, http.MethodPost, podsPath("fresh"), newPod("web", container("app", "nginx:1.27")))
 	// Creating a namespace (cluster-scoped) is not a create in a missing one.
@@ -659,7 +660,11 @@ func resourceQuota(e *env) {
 
 // denyLatest is the refusal of the deny-latest-tag policy, in upstream's
 // ValidatingAdmissionPolicy words
-// (staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/validating/dispatcher.go).
+// (staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/validating/dispatcher.go:
+// admission.NewForbidden's message around "ValidatingAdmissionPolicy '<policy>'
+// with binding '<binding>' denied request: <validation message>"). Its
+// validation names reason Forbidden, as a policy may; one that names no
+// reason is refused upstream as 422 Invalid.
 func denyLatest(pod, container, image string) string {
 	return fmt.Sprintf(`pods "%s" is forbidden: ValidatingAdmissionPolicy 'deny-latest-tag' with binding 'deny-latest-tag' denied request: container "%s" uses image "%s"; name a version, not latest`, pod, container, image)
 }
