@@ -56,7 +56,7 @@ const maxBodyBytes = 3 << 20
 
 // isAccessReview reports whether a request is the create of a
 // SelfSubjectAccessReview.
-func isAccessReview(r *http.Request, info pipeline.RequestInfo) bool {
+func isAccessReview(info pipeline.RequestInfo) bool {
 	return info.Verb == "create" && info.APIGroup == "authorization.k8s.io" &&
 		info.Resource == "selfsubjectaccessreviews" && info.Subresource == "" && info.APIVersion == "v1"
 }

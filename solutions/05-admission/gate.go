@@ -82,7 +82,9 @@ func (g *gate) serve(next http.Handler, w http.ResponseWriter, r *http.Request) 
 	// the credentials and the impersonation asked for are the gate's,
 	// not the apiserver's.
 	r = r.WithContext(ctx)
-	r.Header = r.Header.Clone()
+	if r.Header = r.Header.Clone(); r.Header == nil {
+		r.Header = http.Header{}
+	}
 	r.Header.Del("Authorization")
 
 	as, impersonating, st := g.impersonate(ctx, r, who)
@@ -107,7 +109,7 @@ func (g *gate) serve(next http.Handler, w http.ResponseWriter, r *http.Request) 
 	}
 
 	r = r.WithContext(ctx)
-	if isAccessReview(r, info) {
+	if isAccessReview(info) {
 		g.accessReview(ctx, w, r, as)
 		return
 	}
