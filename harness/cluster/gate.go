@@ -291,6 +291,11 @@ func BootstrapPolicy(ctx context.Context, c *client.HTTP) error {
 			if m.Namespace != "" {
 				what = m.Namespace + "/" + m.Name
 			}
+			if client.IsInvalid(err) {
+				// A learner's apiserver that checks every name as a
+				// DNS subdomain refuses "system:node".
+				return fmt.Errorf("cluster: bootstrap: creating %T %s: %w (RBAC names may hold ':', as upstream checks them only as path segments: pkg/apis/rbac/validation/validation.go)", o, what, err)
+			}
 			return fmt.Errorf("cluster: bootstrap: creating %T %s: %w", o, what, err)
 		}
 	}
