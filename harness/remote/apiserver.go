@@ -231,7 +231,9 @@ func (px *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		panic(fmt.Sprintf("remote: %s: %v", method, err))
 	}
-	out.Header = r.Header.Clone()
+	if out.Header = r.Header.Clone(); out.Header == nil {
+		out.Header = http.Header{} // a request built with no header map
+	}
 	out.Header.Set(headerHandler, px.id)
 	out.Header.Set(headerRequest, reqID)
 	out.ContentLength = r.ContentLength
