@@ -35,7 +35,7 @@ func TestUpReference(t *testing.T) {
 	data := t.TempDir()
 	var lastStderr *lockedBuffer
 
-	start := func() (url string, stop func() string) {
+	start := func(extra ...string) (url string, stop func() string) {
 		t.Helper()
 		ctx, cancel := context.WithCancel(context.Background())
 		pr, pw := io.Pipe()
@@ -44,7 +44,7 @@ func TestUpReference(t *testing.T) {
 		env := &Env{Ctx: ctx, Stdin: strings.NewReader(""), Stdout: pw, Stderr: stderr, Dir: root, Getenv: os.Getenv}
 		code := make(chan int, 1)
 		go func() {
-			code <- Run(env, []string{"up", "--reference", "--data-dir", data, "--port", "0"})
+			code <- Run(env, append([]string{"up", "--reference", "--data-dir", data, "--port", "0"}, extra...))
 			pw.Close()
 		}()
 		lines := make(chan string, 100)
@@ -150,8 +150,18 @@ func TestUpReference(t *testing.T) {
 		t.Fatalf("kata up after Ctrl-C printed:\n%s\nwant a line saying it stopped", out)
 	}
 
-	url, stop = start()
+	// The restart listens on every address (the reference has the
+	// pipeline, so it may) with the :latest policy on.
+	url, stop = start("--listen", "0.0.0.0", "--admission-policy", "deny-latest-tag")
 	defer stop()
+	if !strings.HasPrefix(url, "https://127.0.0.1:") {
+		t.Errorf("kata up --listen 0.0.0.0 announced %s, want https://127.0.0.1:PORT for clients on this machine", url)
+	}
+	latest := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "latest", Namespace: "default"},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx:latest"}}}}
+	if _, err := client.For[*api.Pod](client.New(url, admin.Client)).Create(ctx, latest); client.CodeOf(err) != http.StatusForbidden {
+		t.Errorf("kata up --admission-policy deny-latest-tag: creating a pod of nginx:latest = %v, want 403", err)
+	}
 	got, err := client.For[*api.Pod](client.New(url, admin.Client)).Get(ctx, "default", "web")
 	if err != nil || got.Spec.Containers[0].Image != "nginx:1.27" {
 		t.Fatalf("after a restart: Get(default/web) = %v, %v; want the pod created before the stop", got, err)
