@@ -42,6 +42,8 @@ type attributes struct {
 	kind api.Kind
 	obj  api.Object
 	old  api.Object
+	// limitRanges are the namespace's, once read.
+	limitRanges *[]api.LimitRange
 }
 
 // operation is the admission operation of a verb: a patch is an update.

@@ -19,19 +19,24 @@ import (
 // limitRangerAnnotation records what the plugin set, as upstream.
 const limitRangerAnnotation = "kubernetes.io/limit-ranger"
 
-// limitRanges reads the namespace's LimitRanges, in name order.
-func (g *gate) limitRanges(ctx context.Context, namespace string) ([]api.LimitRange, error) {
-	resp, err := g.store.Range(ctx, storage.RangeRequest{Prefix: "/registry/limitranges/" + namespace + "/"})
+// limitRanges reads the namespace's LimitRanges, in name order, once
+// per request: the mutating and the validating half both need them.
+func (g *gate) limitRanges(ctx context.Context, a *attributes) ([]api.LimitRange, error) {
+	if a.limitRanges != nil {
+		return *a.limitRanges, nil
+	}
+	resp, err := g.store.Range(ctx, storage.RangeRequest{Prefix: "/registry/limitranges/" + a.Namespace + "/"})
 	if err != nil {
 		return nil, err
 	}
-	var out []api.LimitRange
+	out := []api.LimitRange{}
 	for _, kv := range resp.KVs {
 		var lr api.LimitRange
 		if json.Unmarshal(kv.Value, &lr) == nil {
 			out = append(out, lr)
 		}
 	}
+	a.limitRanges = &out
 	return out, nil
 }
 
@@ -43,7 +48,7 @@ func (g *gate) limitRangerDefaults(ctx context.Context, a *attributes) *api.Stat
 	if pod == nil {
 		return nil
 	}
-	ranges, err := g.limitRanges(ctx, a.Namespace)
+	ranges, err := g.limitRanges(ctx, a)
 	if err != nil {
 		return internalError(err)
 	}
@@ -120,7 +125,7 @@ func (g *gate) limitRangerValidate(ctx context.Context, a *attributes) *api.Stat
 	if pod == nil {
 		return nil
 	}
-	ranges, err := g.limitRanges(ctx, a.Namespace)
+	ranges, err := g.limitRanges(ctx, a)
 	if err != nil {
 		return internalError(err)
 	}
