@@ -43,6 +43,10 @@ func init() {
 		// the pod tolerates already.
 		"tolerations-always-added": {around: onNext(alwaysAddTolerations),
 			fails: []string{"07-defaults"}},
+		// The pull policy from a naive reading of the image: a registry's
+		// port is taken for a tag.
+		"pull-policy-port-is-tag": {around: onNext(naivePullPolicy),
+			fails: []string{"07-defaults"}},
 		// LimitRanger's defaults replace the requests and limits a
 		// container set.
 		"limit-range-overrides-client": {around: onNext(limitRangeOverrides),
@@ -72,6 +76,17 @@ func init() {
 		// one.
 		"missing-namespace-is-active": {store: func(s storage.Store) storage.Store { return missingNamespaceActive{s} },
 			fails: []string{"08-namespace-lifecycle", "13-writes-only"}},
+		// kube-public may be deleted: its DELETE skips the gate.
+		"kube-public-deletable": {around: func(_ context.Context, _ pipeline.Config, filter func(http.Handler) http.Handler, next http.Handler) http.Handler {
+			gate := filter(next)
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodDelete && r.URL.Path == "/api/v1/namespaces/kube-public" {
+					next.ServeHTTP(w, r)
+					return
+				}
+				gate.ServeHTTP(w, r)
+			})
+		}, fails: []string{"08-namespace-lifecycle"}},
 		// NamespaceLifecycle refuses every write in a terminating
 		// namespace, not only creates.
 		"terminating-refuses-all-writes": {around: terminatingRefusesAllWrites,
@@ -79,6 +94,29 @@ func init() {
 		// The deny-latest-tag policy runs on create only: updates and
 		// patches go through a gate without it.
 		"policy-skipped-on-update": {around: policySkippedOnUpdate,
+			fails: []string{"11-validating-policy"}},
+		// A patch's PUT carries no resourceVersion: a concurrent change
+		// would be overwritten.
+		"patch-loses-resource-version": {around: onNext(func(_ pipeline.Config, next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if info, ok := pipeline.RequestInfoFrom(r.Context()); ok && info.Verb == "patch" && r.Method == http.MethodPut {
+					var obj map[string]any
+					if json.Unmarshal(buffered(r), &obj) == nil {
+						if md, ok := obj["metadata"].(map[string]any); ok {
+							delete(md, "resourceVersion")
+						}
+						data, _ := json.Marshal(obj)
+						r.Body = io.NopCloser(bytes.NewReader(data))
+						r.ContentLength = int64(len(data))
+					}
+				}
+				next.ServeHTTP(w, r)
+			})
+		}), fails: []string{"11-validating-policy"}},
+		// A patch that meets a conflict is not tried again: within one
+		// request, only the first PUT reaches the apiserver, and after
+		// a 409 every later one gets the same 409.
+		"conflict-not-retried": {around: conflictNotRetried,
 			fails: []string{"11-validating-policy"}},
 		// A patch is forwarded as the PATCH it was, not as a PUT of the
 		// admitted object.
@@ -89,6 +127,14 @@ func init() {
 		"node-restriction-ignores-pods": {before: func(_ pipeline.Config, r *http.Request) {
 			auth := r.Header.Get("Authorization")
 			if (auth == "Bearer "+admissiontest.TokenNode1 || auth == "Bearer "+admissiontest.TokenNode2) && strings.Contains(r.URL.Path, "/pods/") {
+				r.Header.Set("Authorization", "Bearer "+admissiontest.TokenAdmin)
+			}
+		}, fails: []string{"12-node-restriction"}},
+		// NodeRestriction narrows a kubelet's pod writes only: its Node
+		// writes go through as if an administrator sent them.
+		"node-restriction-ignores-nodes": {before: func(_ pipeline.Config, r *http.Request) {
+			auth := r.Header.Get("Authorization")
+			if (auth == "Bearer "+admissiontest.TokenNode1 || auth == "Bearer "+admissiontest.TokenNode2) && strings.HasPrefix(r.URL.Path, "/api/v1/nodes") {
 				r.Header.Set("Authorization", "Bearer "+admissiontest.TokenAdmin)
 			}
 		}, fails: []string{"12-node-restriction"}},
@@ -494,4 +540,45 @@ func (s *blindQuota) Txn(ctx context.Context, txn storage.Txn) (storage.TxnRespo
 	}
 	txn.If = keep
 	return s.Store.Txn(ctx, txn)
+}
+
+// naivePullPolicy recomputes the pull policy of every container that
+// does not say Never from the text after the image's last colon.
+func naivePullPolicy(_ pipeline.Config, next http.Handler) http.Handler {
+	return editPod(next, func(pod map[string]any, _ *http.Request) {
+		spec, _ := pod["spec"].(map[string]any)
+		for _, c := range containersOf(spec) {
+			image, _ := c["image"].(string)
+			if c["imagePullPolicy"] == "Never" || strings.Contains(image, "@") {
+				continue
+			}
+			policy := "IfNotPresent"
+			if i := strings.LastIndex(image, ":"); i < 0 || image[i+1:] == "latest" {
+				policy = "Always"
+			}
+			c["imagePullPolicy"] = policy
+		}
+	})
+}
+
+type conflictKey struct{}
+
+func conflictNotRetried(_ context.Context, _ pipeline.Config, filter func(http.Handler) http.Handler, next http.Handler) http.Handler {
+	gate := filter(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen, _ := r.Context().Value(conflictKey{}).(*httptest.ResponseRecorder)
+		if seen != nil && seen.Code == http.StatusConflict {
+			copyRecorded(w, seen)
+			return
+		}
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		if seen != nil && rec.Code == http.StatusConflict {
+			*seen = *rec
+		}
+		copyRecorded(w, rec)
+	}))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen := httptest.NewRecorder()
+		gate.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), conflictKey{}, seen)))
+	})
 }
