@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,6 +45,9 @@ type attributes struct {
 	old  api.Object
 	// limitRanges are the namespace's, once read.
 	limitRanges *[]api.LimitRange
+	// dryRun is a request that must change nothing (dryRun=All):
+	// admission still decides, but charges no quota.
+	dryRun bool
 }
 
 // operation is the admission operation of a verb: a patch is an update.
@@ -96,7 +100,7 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		next.ServeHTTP(w, r)
 		return
 	}
-	a := &attributes{Attributes: attrs, kind: kind}
+	a := &attributes{Attributes: attrs, kind: kind, dryRun: slices.Contains(r.URL.Query()["dryRun"], "All")}
 	switch attrs.Verb {
 	case "create", "update":
 		g.admitBody(w, r, next, a)

@@ -129,3 +129,23 @@ func TestPatchRetriesOnConflict(t *testing.T) {
 		})
 	}
 }
+
+// A dry run is checked against the quota like a real create, and
+// charges nothing.
+func TestQuotaDryRunChargesNothing(t *testing.T) {
+	s := newTestStore(t)
+	putObject(t, s, "/registry/resourcequotas/dev/q1", &api.ResourceQuota{
+		ObjectMeta: api.ObjectMeta{Name: "q1", Namespace: "dev"},
+		Spec:       api.ResourceQuotaSpec{Hard: api.ResourceList{"pods": api.MustParse("1")}},
+	})
+	h := newTestGate(t, s, okHandler())
+	w := do(t, h, "admin-token", "POST", "/api/v1/namespaces/dev/pods?dryRun=All", "application/json", podJSON("web", "nginx:1.27"))
+	assert.Equal(t, http.StatusCreated, w.Code, "POST pod ?dryRun=All: code; body %s", w.Body)
+	assert.True(t, readQuota(t, s, "/registry/resourcequotas/dev/q1").Status.Used.Pods().IsZero(), "quota q1 status.used.pods after a dry run")
+
+	w = do(t, h, "admin-token", "POST", "/api/v1/namespaces/dev/pods", "application/json", podJSON("web", "nginx:1.27"))
+	require.Equal(t, http.StatusCreated, w.Code, "POST pod: code; body %s", w.Body)
+	w = do(t, h, "admin-token", "POST", "/api/v1/namespaces/dev/pods?dryRun=All", "application/json", podJSON("db", "nginx:1.27"))
+	assert.Equal(t, http.StatusForbidden, w.Code, "POST pod ?dryRun=All past the quota: code; body %s", w.Body)
+	assert.Equal(t, "1", readQuota(t, s, "/registry/resourcequotas/dev/q1").Status.Used.Pods().String(), "quota q1 status.used.pods")
+}

@@ -111,7 +111,9 @@ func (g *gate) resourceQuota(ctx context.Context, a *attributes) *api.Status {
 	delta := usageOf(a)
 	for attempt := 0; attempt < maxQuotaAttempts; attempt++ {
 		txn, st := g.charge(ctx, a, delta)
-		if st != nil || len(txn.Then) == 0 {
+		if st != nil || len(txn.Then) == 0 || a.dryRun {
+			// A dry run is refused like the real one, but charges
+			// nothing (upstream's quota evaluator skips it).
 			return st
 		}
 		resp, err := g.store.Txn(ctx, txn)
