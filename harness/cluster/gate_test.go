@@ -429,3 +429,32 @@ func TestRunGatedComponentsAreThemselves(t *testing.T) {
 		}
 	}
 }
+
+// The bootstrap keeps a binding someone changed (as upstream keeps one
+// without its auto-update annotation): a restart does not give the
+// learner back what the admin took away, and says so, but starts.
+func TestRunGatedKeepsAChangedBinding(t *testing.T) {
+	dir := t.TempDir()
+	_, _, stop := startGated(t, dir, Options{})
+	admin := creds(t, dir, "admin")
+	const rb = `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"learner-edit","namespace":"default"},` +
+		`"subjects":[{"kind":"User","apiGroup":"rbac.authorization.k8s.io","name":"someone-else"}],` +
+		`"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"edit"}}`
+	if code, msg := request(t, admin, "PUT", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/learner-edit", rb); code != http.StatusOK {
+		t.Fatalf("admin: PUT learner-edit for someone else = %d %q, want 200", code, msg)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	stderr := newLines()
+	_, _, stop = startGated(t, dir, Options{ReadyTimeout: time.Second, Stderr: stderr})
+	defer stop()
+	if !strings.Contains(stderr.String(), "kata up: warning: the learner was not let in within 1s") ||
+		!strings.Contains(stderr.String(), "was RoleBinding default/learner-edit or ClusterRole edit changed?") {
+		t.Errorf("a restart over a changed learner-edit printed on stderr:\n%s\nwant a warning that the learner is not let in", stderr.String())
+	}
+	learner := creds(t, dir, "learner")
+	if code, _ := request(t, learner, "GET", "/api/v1/namespaces/default/pods", ""); code != http.StatusForbidden {
+		t.Errorf("after a restart over a changed learner-edit: the learner lists pods in default = %d, want 403 (the change is kept)", code)
+	}
+}

@@ -313,17 +313,21 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 		// "rbac/bootstrap-roles"; here the authorizer sees the policy
 		// soon, not at once (it watches the store), so wait until the
 		// learner's binding is in force before saying the cluster is
-		// ready.
+		// ready. A binding or role someone changed since may never let
+		// the learner in: then say so, and start all the same.
 		lc, err := g.clientFor(pki.Learner)
 		if err != nil {
 			return err
 		}
 		clients = append(clients, lc)
-		if err := waitAllowed(ctx, lc, url+"/api/v1/namespaces/default/pods?limit=1", readyTimeout, served); err != nil {
-			if ctx.Err() != nil {
+		if err := waitAllowed(ctx, lc, url+"/api/v1/namespaces/default/pods?limit=1", min(readyTimeout, PolicyTimeout), served); err != nil {
+			switch {
+			case ctx.Err() != nil:
 				return nil
+			case errors.Is(err, errStopped):
+				return err
 			}
-			return err
+			fmt.Fprintf(stderr, "kata up: warning: %v; was RoleBinding default/%s or ClusterRole edit changed?\n", strings.TrimPrefix(err.Error(), "cluster: "), LearnerBinding)
 		}
 	}
 
@@ -487,6 +491,12 @@ func waitReady(ctx context.Context, hc *http.Client, url string, timeout time.Du
 	}
 }
 
+// PolicyTimeout bounds the wait for the bootstrap policy to be in force.
+const PolicyTimeout = 10 * time.Second
+
+// errStopped: the apiserver stopped serving while Run waited for it.
+var errStopped = errors.New("cluster: the apiserver stopped before it was ready")
+
 // waitAllowed waits until a GET of url with hc answers 200, checking
 // every 10ms up to timeout.
 func waitAllowed(ctx context.Context, hc *http.Client, url string, timeout time.Duration, served chan error) error {
@@ -510,10 +520,10 @@ func waitAllowed(ctx context.Context, hc *http.Client, url string, timeout time.
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("cluster: the bootstrap policy was not in force within %v: GET %s as the learner: %s, want 200 OK (RoleBinding %s grants edit in default)", timeout, url, last, LearnerBinding)
+			return fmt.Errorf("cluster: the learner was not let in within %v: GET %s as learner: %s, want 200 OK", timeout, url, last)
 		case err := <-served:
 			served <- err // for Run's stop, which waits for it
-			return fmt.Errorf("cluster: the apiserver stopped before it was ready: %v", err)
+			return fmt.Errorf("%w: %v", errStopped, err)
 		case <-tick.C:
 		}
 	}
