@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -456,5 +457,59 @@ func TestRunGatedKeepsAChangedBinding(t *testing.T) {
 	learner := creds(t, dir, "learner")
 	if code, _ := request(t, learner, "GET", "/api/v1/namespaces/default/pods", ""); code != http.StatusForbidden {
 		t.Errorf("after a restart over a changed learner-edit: the learner lists pods in default = %d, want 403 (the change is kept)", code)
+	}
+}
+
+// A start moves an audit log beyond AuditLogMaxBytes aside, keeping one
+// generation, and appends to a smaller one.
+func TestAuditLogRotates(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, AuditLogFile)
+	if err := os.WriteFile(name, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := openAuditLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("new\n")
+	f.Close()
+	if b, _ := os.ReadFile(name); string(b) != "old\nnew\n" {
+		t.Fatalf("a small audit log after a start holds %q, want it appended to", b)
+	}
+	if err := os.Truncate(name, AuditLogMaxBytes+1); err != nil { // sparse
+		t.Fatal(err)
+	}
+	if f, err = openAuditLog(dir); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if st, err := os.Stat(name + ".1"); err != nil || st.Size() != AuditLogMaxBytes+1 {
+		t.Errorf("audit.log.1 after a start over a big log: %v, %v; want the old log", st, err)
+	}
+	if st, err := os.Stat(name); err != nil || st.Size() != 0 || st.Mode().Perm() != 0o600 {
+		t.Errorf("audit.log after a start over a big log: %v, %v; want a new empty 0600 file", st, err)
+	}
+}
+
+// The serving certificate's names: loopback always, and the --listen
+// host; for every address, the machine's name too.
+func TestServingHosts(t *testing.T) {
+	for listen, want := range map[string][]string{
+		"127.0.0.1:6443":    {"localhost", "127.0.0.1", "::1"},
+		"192.0.2.10:6443":   {"localhost", "127.0.0.1", "::1", "192.0.2.10"},
+		"Kata.Example:6443": {"localhost", "127.0.0.1", "::1", "kata.example"},
+		"[::1]:6443":        {"localhost", "127.0.0.1", "::1"},
+	} {
+		if got := servingHosts(listen); !slices.Equal(got, want) {
+			t.Errorf("servingHosts(%q) = %q, want %q", listen, got, want)
+		}
+	}
+	name, err := os.Hostname()
+	if err != nil || name == "" {
+		t.Skip("no host name")
+	}
+	if got := servingHosts("0.0.0.0:6443"); !slices.Contains(got, strings.ToLower(name)) {
+		t.Errorf("servingHosts(0.0.0.0:6443) = %q, want the host name %q among them", got, name)
 	}
 }
