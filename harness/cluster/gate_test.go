@@ -219,7 +219,7 @@ func TestRunGated(t *testing.T) {
 	events := readAudit(t, dir)
 	find := func(user, verb, ns, resource string, code int) bool {
 		for _, e := range events {
-			if e.User.Name == user && e.Verb == verb && e.ObjectRef != nil && e.ObjectRef.Namespace == ns &&
+			if e.User.Username == user && e.Verb == verb && e.ObjectRef != nil && e.ObjectRef.Namespace == ns &&
 				e.ObjectRef.Resource == resource && e.ResponseStatus != nil && e.ResponseStatus.Code == code {
 				return true
 			}
@@ -421,7 +421,7 @@ func TestRunGatedComponentsAreThemselves(t *testing.T) {
 	users := map[string]bool{}
 	for _, e := range readAudit(t, dir) {
 		if e.ObjectRef != nil && e.ObjectRef.Resource == "clusterrolebindings" && e.ResponseStatus.Code == http.StatusForbidden {
-			users[e.User.Name] = true
+			users[e.User.Username] = true
 		}
 	}
 	for _, u := range []string{"system:kube-scheduler", "system:node:node-1", "system:node:node-2"} {

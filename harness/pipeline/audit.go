@@ -30,8 +30,8 @@ type AuditEvent struct {
 	Stage                    string            `json:"stage"`
 	RequestURI               string            `json:"requestURI"`
 	Verb                     string            `json:"verb"`
-	User                     UserInfo          `json:"user"`
-	ImpersonatedUser         *UserInfo         `json:"impersonatedUser,omitempty"`
+	User                     AuditUser         `json:"user"`
+	ImpersonatedUser         *AuditUser        `json:"impersonatedUser,omitempty"`
 	SourceIPs                []string          `json:"sourceIPs,omitempty"`
 	UserAgent                string            `json:"userAgent,omitempty"`
 	ObjectRef                *AuditObjectRef   `json:"objectRef,omitempty"`
@@ -39,6 +39,20 @@ type AuditEvent struct {
 	RequestReceivedTimestamp string            `json:"requestReceivedTimestamp"`
 	StageTimestamp           string            `json:"stageTimestamp"`
 	Annotations              map[string]string `json:"annotations,omitempty"`
+}
+
+// AuditUser is upstream's authentication/v1 UserInfo as an event
+// carries it: every field omitted when empty, so a request that never
+// authenticated (a 401) has "user":{}.
+type AuditUser struct {
+	Username string              `json:"username,omitempty"`
+	UID      string              `json:"uid,omitempty"`
+	Groups   []string            `json:"groups,omitempty"`
+	Extra    map[string][]string `json:"extra,omitempty"`
+}
+
+func auditUser(u UserInfo) AuditUser {
+	return AuditUser{Username: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}
 }
 
 // AuditObjectRef is upstream's ObjectReference: what the request was
@@ -122,9 +136,12 @@ func event(r *http.Request, rec *Record, id string, code int, received, done tim
 	}
 	user, imp := rec.User()
 	if user != nil {
-		ev.User = *user
+		ev.User = auditUser(*user)
 	}
-	ev.ImpersonatedUser = imp
+	if imp != nil {
+		iu := auditUser(*imp)
+		ev.ImpersonatedUser = &iu
+	}
 	if info := rec.RequestInfo(); info != nil {
 		ev.Verb = info.Verb
 		if info.IsResourceRequest {

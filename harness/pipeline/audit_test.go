@@ -96,7 +96,7 @@ func TestAuditEvent(t *testing.T) {
 	want := AuditEvent{
 		Kind: "Event", APIVersion: "audit.k8s.io/v1", Level: "Metadata", AuditID: e.AuditID, Stage: "ResponseComplete",
 		RequestURI: "/apis/apps/v1/namespaces/dev/deployments/web/scale?pretty=1", Verb: "get",
-		User: alice, ImpersonatedUser: &bob, SourceIPs: []string{"198.51.100.1", "192.0.2.7"}, UserAgent: "kubectl/v1.34.0",
+		User: AuditUser{Username: "alice", Groups: alice.Groups}, ImpersonatedUser: &AuditUser{Username: "bob", Groups: bob.Groups}, SourceIPs: []string{"198.51.100.1", "192.0.2.7"}, UserAgent: "kubectl/v1.34.0",
 		ObjectRef:                &AuditObjectRef{Resource: "deployments", Namespace: "dev", Name: "web", APIGroup: "apps", APIVersion: "v1", Subresource: "scale"},
 		ResponseStatus:           &AuditStatus{Code: 403},
 		RequestReceivedTimestamp: "2026-01-02T03:04:05.123456Z",
@@ -127,8 +127,11 @@ func TestAuditBareRequest(t *testing.T) {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	e := log.events(t)[0]
-	if e.Verb != "post" || e.ObjectRef != nil || e.User.Name != "" || e.ImpersonatedUser != nil || e.ResponseStatus.Code != 200 || e.AuditID != "abc-123" {
+	if e.Verb != "post" || e.ObjectRef != nil || e.User.Username != "" || e.ImpersonatedUser != nil || e.ResponseStatus.Code != 200 || e.AuditID != "abc-123" {
 		t.Errorf("Audit of a bare POST /healthz = %+v, want verb post, no objectRef, no user, code 200, auditID abc-123", e)
+	}
+	if !strings.Contains(log.b.String(), `"user":{},`) {
+		t.Errorf("the event of a request no one authenticated is %s, want \"user\":{} as upstream's", log.b.String())
 	}
 	if got := rec.Header().Get(AuditIDHeader); got != "abc-123" {
 		t.Errorf("response %s = %q, want the client's abc-123", AuditIDHeader, got)
@@ -139,7 +142,7 @@ func TestAuditBareRequest(t *testing.T) {
 		&RequestInfo{Path: "/version", Verb: "get"}, http.StatusOK))
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/version", nil))
 	e = log.events(t)[0]
-	if e.Verb != "get" || e.ObjectRef != nil || e.User.Name != Anonymous {
+	if e.Verb != "get" || e.ObjectRef != nil || e.User.Username != Anonymous {
 		t.Errorf("Audit of GET /version = %+v, want verb get, no objectRef, user %s", e, Anonymous)
 	}
 }
@@ -168,7 +171,7 @@ func TestAuditConcurrent(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, e := range evs {
-		seen[e.User.Name] = true
+		seen[e.User.Username] = true
 	}
 	if len(seen) != n {
 		t.Errorf("%d concurrent requests named %d distinct users, want %d", n, len(seen), n)
