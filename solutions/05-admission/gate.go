@@ -78,23 +78,22 @@ func (g *gate) serve(next http.Handler, w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	ctx = pipeline.WithUser(ctx, who)
-	// Our own copy of the request, whose headers the stages may strip:
-	// the credentials and the impersonation asked for are the gate's,
-	// not the apiserver's.
-	r = r.WithContext(ctx)
-	if r.Header = r.Header.Clone(); r.Header == nil {
-		r.Header = http.Header{}
-	}
-	r.Header.Del("Authorization")
 
 	as, impersonating, st := g.impersonate(ctx, r, who)
 	if st != nil {
 		writeStatus(w, st)
 		return
 	}
+	// The headers the apiserver gets are our own copy, without the
+	// credentials and the impersonation asked for: those were the gate's.
+	header := r.Header.Clone()
+	if header == nil {
+		header = http.Header{}
+	}
+	header.Del("Authorization")
 	if impersonating {
 		ctx = pipeline.WithUser(ctx, as)
-		dropImpersonationHeaders(r.Header)
+		dropImpersonationHeaders(header)
 	}
 
 	attrs := pipeline.Attributes{User: as, RequestInfo: info}
@@ -109,6 +108,7 @@ func (g *gate) serve(next http.Handler, w http.ResponseWriter, r *http.Request) 
 	}
 
 	r = r.WithContext(ctx)
+	r.Header = header
 	if isAccessReview(info) {
 		g.accessReview(ctx, w, r, as)
 		return
