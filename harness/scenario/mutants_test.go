@@ -26,13 +26,13 @@ var plantedBugs = []struct {
 	// failure below is the bug's.
 	{"", nil},
 	// A refused write reaches the store anyway.
-	{"stores-refused", []string{"admission_policy", "admission_quota", "namespace_protected", "rbac_denial"}},
+	{"stores-refused", []string{"admission_limit-range", "admission_policy", "admission_quota", "namespace_protected", "rbac_denial"}},
 	// No credentials is 401, not system:anonymous.
 	{"anonymous-401", []string{"auth_anonymous"}},
 	// An unknown token is let through as anonymous.
 	{"any-token", []string{"auth_anonymous"}},
 	// A RoleBinding in default grants in every namespace.
-	{"rolebinding-cluster-wide", []string{"rbac_denial"}},
+	{"rolebinding-cluster-wide", []string{"rbac_denial", "rbac_impersonation"}},
 }
 
 // Each scenario of exercise 05 fails, at one of its checks, against the
