@@ -114,10 +114,14 @@ func (e *env) checkAdmitted(r *response, code int, method, path string) recorded
 func (e *env) refused(c *client, code int, reason api.StatusReason, message, method, path string, body any, hdr ...string) *api.Status {
 	e.t.Helper()
 	e.next.reset()
+	before := e.revision()
 	r := c.do(method, path, body, hdr...)
 	st := e.expectStatus(r, code, reason, message)
 	if got := e.next.requests(); len(got) != 0 {
 		e.t.Fatalf("%s was refused (%d), but the handler behind the gate received %v: a refused request must never reach the apiserver (it would be stored)", r.call, r.code, got)
+	}
+	if after := e.revision(); after != before {
+		e.t.Fatalf("%s was refused (%d), but the store moved from revision %d to %d: a refused request changes nothing (no quota is charged for it)", r.call, r.code, before, after)
 	}
 	return st
 }
@@ -576,6 +580,22 @@ func resourceQuota(e *env) {
 		http.MethodPost, devPods, withRequests("c", "100m", "64Mi"))
 	e.forbiddenDetails("POST "+devPods+" (admin) with pod \"c\"", st, "c", "", "pods")
 	e.checkUsed("the refused pod c", "dev", "q1", resources("pods", "2", "requests.cpu", "200m", "requests.memory", "128Mi"))
+
+	// Phase: the charge is made before the apiserver answers, and a
+	// create the apiserver then refuses stays counted until the quota
+	// controller recounts (upstream charges in admission, before the
+	// object is stored).
+	e.activeNamespace("late")
+	e.quota("late", "q", resources("pods", "5"))
+	e.next.setAnswer(func(recorded) (int, []byte) {
+		return http.StatusConflict, []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods \"dup\" already exists","reason":"AlreadyExists","details":{"name":"dup","kind":"pods"},"code":409}`)
+	})
+	e.checkAdmitted(func() *response {
+		e.next.reset()
+		return admin.do(http.MethodPost, podsPath("late"), newPod("dup", container("app", "nginx:1.27")))
+	}(), http.StatusConflict, http.MethodPost, podsPath("late"))
+	e.next.setAnswer(nil)
+	e.checkUsed("creating pod dup, which the apiserver answered 409 AlreadyExists", "late", "q", resources("pods", "1"))
 
 	// Phase: every quota of the namespace counts, with its own names.
 	e.activeNamespace("team")

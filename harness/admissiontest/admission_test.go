@@ -60,6 +60,9 @@ func init() {
 		// is put back as it was after every create.
 		"quota-not-charged": {around: quotaNotCharged,
 			fails: []string{"10-resource-quota", "11-validating-policy"}},
+		// The charge is given back when the apiserver refuses the create.
+		"quota-refunded-on-failure": {around: quotaRefunded,
+			fails: []string{"10-resource-quota"}},
 		// A pod refused by an earlier plugin (LimitRanger, the policy) is
 		// charged to the quotas of its namespace all the same.
 		"quota-charged-for-refused-pod": {around: quotaChargedForRefused,
@@ -499,8 +502,9 @@ func putAsPatch(_ pipeline.Config, next http.Handler) http.Handler {
 }
 
 // blindQuota drops every compare on a quota from transactions, and
-// holds the first raceClients reads of the quotas of namespace race
-// until all of them have arrived (or 2s have passed).
+// holds the answers of the first raceClients reads of the quotas of
+// namespace race until all of them have been read (or 2s have passed),
+// so that every concurrent create decides on the same usage.
 type blindQuota struct {
 	storage.Store
 	mu      sync.Mutex
@@ -513,6 +517,7 @@ type blindQuota struct {
 const raceClients = 8
 
 func (s *blindQuota) Range(ctx context.Context, req storage.RangeRequest) (storage.RangeResponse, error) {
+	resp, err := s.Store.Range(ctx, req)
 	if req.Prefix == "/registry/resourcequotas/race/" {
 		s.mu.Lock()
 		s.arrived++
@@ -528,7 +533,7 @@ func (s *blindQuota) Range(ctx context.Context, req storage.RangeRequest) (stora
 		}
 		timer.Stop()
 	}
-	return s.Store.Range(ctx, req)
+	return resp, err
 }
 
 func (s *blindQuota) Txn(ctx context.Context, txn storage.Txn) (storage.TxnResponse, error) {
@@ -580,5 +585,27 @@ func conflictNotRetried(_ context.Context, _ pipeline.Config, filter func(http.H
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		seen := httptest.NewRecorder()
 		gate.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), conflictKey{}, seen)))
+	})
+}
+
+func quotaRefunded(_ context.Context, cfg pipeline.Config, filter func(http.Handler) http.Handler, next http.Handler) http.Handler {
+	gate := filter(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ns, ok := podCreate(r)
+		if !ok {
+			gate.ServeHTTP(w, r)
+			return
+		}
+		before := quotas(r.Context(), cfg.Store, ns)
+		rec := httptest.NewRecorder()
+		gate.ServeHTTP(rec, r)
+		if rec.Header().Get(admissiontest.NextHeader) != "" && rec.Code >= 300 {
+			for _, old := range before {
+				if cur, err := cfg.Store.Get(r.Context(), old.Key); err == nil {
+					_, _ = storage.CompareAndSwap(r.Context(), cfg.Store, old.Key, old.Value, cur.ModRevision)
+				}
+			}
+		}
+		copyRecorded(w, rec)
 	})
 }
