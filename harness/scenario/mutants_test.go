@@ -32,7 +32,7 @@ var plantedBugs = []struct {
 	// An unknown token is let through as anonymous.
 	{"any-token", []string{"auth_anonymous"}},
 	// A RoleBinding in default grants in every namespace.
-	{"rolebinding-cluster-wide", []string{"rbac_denial", "rbac_impersonation"}},
+	{"rolebinding-cluster-wide", []string{"audit_who-did-what", "rbac_denial", "rbac_impersonation"}},
 }
 
 // Each scenario of exercise 05 fails, at one of its checks, against the
