@@ -686,7 +686,12 @@ func resourceQuota(e *env) {
 // validation names reason Forbidden, as a policy may; one that names no
 // reason is refused upstream as 422 Invalid.
 func denyLatest(pod, container, image string) string {
-	return fmt.Sprintf(`pods "%s" is forbidden: ValidatingAdmissionPolicy 'deny-latest-tag' with binding 'deny-latest-tag' denied request: container "%s" uses image "%s"; name a version, not latest`, pod, container, image)
+	return denyLatestOf("pods", pod, container, image)
+}
+
+// denyLatestOf is denyLatest for an object of any (qualified) resource.
+func denyLatestOf(resource, name, container, image string) string {
+	return fmt.Sprintf(`%s "%s" is forbidden: ValidatingAdmissionPolicy 'deny-latest-tag' with binding 'deny-latest-tag' denied request: container "%s" uses image "%s"; name a version, not latest`, resource, name, container, image)
 }
 
 // validatingPolicy: the deny-latest-tag policy, a validating admission
@@ -749,8 +754,27 @@ func validatingPolicy(e *env) {
 	}
 	e.patchAsPut(admin, path)
 
-	// Phase: a delete is neither a create nor an update.
+	// Phase: a workload's pod template is judged as a pod is.
+	deployments := "/apis/apps/v1/namespaces/dev/deployments"
+	deployment := func(image string) map[string]any {
+		return map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "api"},
+			"spec": map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"app": "api"}},
+				"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "api"}},
+					"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": image}}}}}}
+	}
+	st := e.refused(admin, http.StatusForbidden, api.StatusReasonForbidden, denyLatestOf("deployments.apps", "api", "app", "nginx:latest"),
+		http.MethodPost, deployments, deployment("nginx:latest"))
+	e.forbiddenDetails("POST "+deployments+" (admin) with Deployment \"api\"", st, "api", "apps", "deployments")
+	e.admitted(admin, http.StatusCreated, http.MethodPost, deployments, deployment("nginx:1.27"))
+
+	// Phase: a status update is not a change of the pod's spec (the
+	// policy matches pods, not their subresources): the kubelet still
+	// reports on a pod made before the policy; and a delete is neither a
+	// create nor an update.
 	e.put(storedPod("dev", "legacy", "", "nginx:latest"))
+	status := storedPod("dev", "legacy", "node-1", "nginx:latest")
+	status.Status.Phase = "Running"
+	e.admitted(admin, http.StatusOK, http.MethodPut, devPods+"/legacy/status", status)
 	e.admitted(admin, http.StatusOK, http.MethodDelete, devPods+"/legacy", nil)
 }
 

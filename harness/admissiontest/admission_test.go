@@ -98,6 +98,28 @@ func init() {
 		// patches go through a gate without it.
 		"policy-skipped-on-update": {around: policySkippedOnUpdate,
 			fails: []string{"11-validating-policy"}},
+		// The policy judges pods only, not the pod templates of
+		// workloads: a Deployment goes through a gate without it.
+		"policy-ignores-templates": {around: laxWhen(func(r *http.Request) bool {
+			return strings.Contains(r.URL.Path, "/deployments")
+		}), fails: []string{"11-validating-policy"}},
+		// The policy judges status updates too: it refuses a kubelet's
+		// report on a pod made before it.
+		"policy-on-status": {around: func(_ context.Context, _ pipeline.Config, filter func(http.Handler) http.Handler, next http.Handler) http.Handler {
+			gate := filter(next)
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/status") {
+					body := buffered(r)
+					if bytes.Contains(body, []byte(`:latest"`)) && bytes.Contains(body, []byte(`"kind":"Pod"`)) {
+						w.Header().Set("Content-Type", "application/json")
+						w.WriteHeader(http.StatusForbidden)
+						fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"policy","reason":"Forbidden","code":403}`)
+						return
+					}
+				}
+				gate.ServeHTTP(w, r)
+			})
+		}, fails: []string{"11-validating-policy"}},
 		// A patch's PUT carries no resourceVersion: a concurrent change
 		// would be overwritten.
 		"patch-loses-resource-version": {around: onNext(func(_ pipeline.Config, next http.Handler) http.Handler {
@@ -469,23 +491,31 @@ func terminatingRefusesAllWrites(_ context.Context, cfg pipeline.Config, filter 
 	})
 }
 
-func policySkippedOnUpdate(ctx context.Context, cfg pipeline.Config, filter func(http.Handler) http.Handler, next http.Handler) http.Handler {
-	gate := filter(next)
-	lax := cfg
-	lax.Policies = nil
-	laxFilter, err := admission.New(ctx, lax)
-	if err != nil {
-		panic(fmt.Sprintf("admissiontest_test: the reference without policies: %v", err))
-	}
-	laxGate := laxFilter(next)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPut || r.Method == http.MethodPatch {
-			laxGate.ServeHTTP(w, r)
-			return
+// laxWhen sends the requests lax picks through the reference built
+// without the validating policies.
+func laxWhen(lax func(r *http.Request) bool) func(context.Context, pipeline.Config, func(http.Handler) http.Handler, http.Handler) http.Handler {
+	return func(ctx context.Context, cfg pipeline.Config, filter func(http.Handler) http.Handler, next http.Handler) http.Handler {
+		gate := filter(next)
+		noPolicies := cfg
+		noPolicies.Policies = nil
+		laxFilter, err := admission.New(ctx, noPolicies)
+		if err != nil {
+			panic(fmt.Sprintf("admissiontest_test: the reference without policies: %v", err))
 		}
-		gate.ServeHTTP(w, r)
-	})
+		laxGate := laxFilter(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if lax(r) {
+				laxGate.ServeHTTP(w, r)
+				return
+			}
+			gate.ServeHTTP(w, r)
+		})
+	}
 }
+
+var policySkippedOnUpdate = laxWhen(func(r *http.Request) bool {
+	return r.Method == http.MethodPut || r.Method == http.MethodPatch
+})
 
 // putAsPatch turns the PUT a gate sends for a PATCH back into a PATCH:
 // a gate that forwards the patch as it came. (It cannot give back the
