@@ -23,6 +23,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 
 	"github.com/kubekata/kubekata/harness/pipeline"
@@ -69,7 +70,12 @@ func (g *gate) authorize(ctx context.Context, a pipeline.Attributes) (pipeline.D
 // serve runs the stages in order; each either refuses the request (and
 // the rest never run) or passes it on.
 func (g *gate) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
-	info := NewRequestInfo(r.Method, r.URL.Path, r.URL.Query())
+	var query url.Values
+	if r.URL.RawQuery != "" {
+		// Most requests have none: parse only what is there.
+		query = r.URL.Query()
+	}
+	info := NewRequestInfo(r.Method, r.URL.Path, query)
 	ctx := pipeline.WithRequestInfo(r.Context(), info)
 
 	who, err := g.authenticate(r)
