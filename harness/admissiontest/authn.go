@@ -278,6 +278,14 @@ func anonymousAndCertificates(e *env) {
 	e.expectUser("GET /healthz (no credentials)", rec, pipeline.Anonymous, "", pipeline.AllUnauthenticated)
 	// A credential that is wrong is not anonymous: 401.
 	e.expectUnauthorized(e.as("wrong-token"), "GET", "/version")
+	// An Authorization header that carries no bearer token offers no
+	// credential: the anonymous authenticator answers
+	// (k8s.io/apiserver/pkg/authentication/request/bearertoken/bearertoken.go
+	// has no opinion on another scheme or an empty token).
+	for _, h := range []string{"Basic YWxpY2U6c2VjcmV0", "Bearer", "Bearer "} {
+		rec = e.passes(e.withAuthorization(h), "GET", "/version", nil)
+		e.expectUser(fmt.Sprintf("GET /version (Authorization %q)", h), rec, pipeline.Anonymous, "", pipeline.AllUnauthenticated)
+	}
 
 	// Certificates the cluster CA signed. DER sorts the organizations of
 	// a subject (shorter encodings first), and the groups are in the

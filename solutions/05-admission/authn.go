@@ -65,15 +65,11 @@ func (g *gate) authenticate(r *http.Request) (pipeline.UserInfo, error) {
 	if u, ok := certificateUser(r); ok {
 		return withAuthenticated(u), nil
 	}
-	if h := r.Header.Get("Authorization"); h != "" {
-		// The kata answers any Authorization header that is not a known
-		// bearer token with 401 (see the spec: upstream's bearer
-		// authenticator would ignore a non-bearer scheme and let the
-		// anonymous one answer).
-		token, ok := bearerToken(h)
-		if !ok {
-			return pipeline.UserInfo{}, errUnauthorized
-		}
+	// Only a bearer token is a credential here: another scheme (Basic),
+	// or "Bearer" with nothing after it, offers none, and the anonymous
+	// authenticator answers, as upstream's bearertoken authenticator
+	// returns "no opinion" for them.
+	if token, ok := bearerToken(r.Header.Get("Authorization")); ok {
 		u, ok := g.tokens[token]
 		if !ok {
 			return pipeline.UserInfo{}, errUnauthorized
