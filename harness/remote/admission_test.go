@@ -75,6 +75,8 @@ func fakeAdmission() admissiontest.Impl {
 				runtime.Goexit()
 			case "exit":
 				os.Exit(10)
+			case "hang":
+				select {}
 			case "error":
 				return nil, errors.New("admission: listing roles: the store is down")
 			case "nil":
@@ -95,8 +97,16 @@ func fakeAdmission() admissiontest.Impl {
 			switch string(cfg.Tokens) {
 			case "panic":
 				panic("not implemented: New")
+			case "goexit":
+				runtime.Goexit()
 			case "exit":
 				os.Exit(11)
+			case "hang":
+				select {}
+			case "filter-panics":
+				return func(http.Handler) http.Handler { panic("not implemented: the filter") }, nil
+			case "filter-hangs":
+				return func(http.Handler) http.Handler { select {} }, nil
 			}
 			return admission.New(ctx, cfg)
 		},
@@ -865,17 +875,106 @@ func TestAdmissionNewFailuresAndRelease(t *testing.T) {
 	if !ok || !strings.Contains(msg, "not implemented: New") {
 		t.Errorf("New(panic) panicked = %v with %q, want the implementation's panic", ok, msg)
 	}
+	if _, err := impl.New(context.Background(), pipeline.Config{Store: st, Tokens: []byte("goexit")}); err == nil || !strings.Contains(err.Error(), goexitMessage) {
+		t.Errorf("New(goexit) = %v, want %q", err, goexitMessage)
+	}
 	if _, err := impl.New(context.Background(), pipeline.Config{Store: st, Tokens: []byte("exit")}); err == nil || !strings.Contains(err.Error(), "exit status 11") {
 		t.Errorf("New(exit) = %v, want the exit reported", err)
+	}
+
+	// Applying the filter is a call with a deadline of its own.
+	f, err := impl.New(context.Background(), pipeline.Config{Store: st, Tokens: []byte("filter-panics")})
+	if err != nil {
+		t.Fatalf("New(filter-panics) = %v", err)
+	}
+	msg, ok = recovered(func() { f(http.NotFoundHandler()) })
+	if !ok || !strings.Contains(msg, "not implemented: the filter") {
+		t.Errorf("filter(next) panicked = %v with %q, want the implementation's panic", ok, msg)
+	}
+	f, err = impl.New(context.Background(), pipeline.Config{Store: st, Tokens: []byte("filter-hangs")})
+	if err != nil {
+		t.Fatalf("New(filter-hangs) = %v", err)
+	}
+	p.CallTimeout = 300 * time.Millisecond
+	msg, ok = recovered(func() { f(http.NotFoundHandler()) })
+	if !ok || !strings.Contains(msg, "did not return within 300ms") {
+		t.Errorf("filter(next) that hangs panicked = %v with %q, want the hang reported", ok, msg)
 	}
 
 	// The gate's ctx in the program ends with the grader's.
 	released := watchKey(t, st, keyReleased)
 	ctx, cancel := context.WithCancel(context.Background())
-	f, err := impl.New(ctx, pipeline.Config{Store: st, Policies: []string{fakeGate}})
+	f, err = impl.New(ctx, pipeline.Config{Store: st, Policies: []string{fakeGate}})
 	if err != nil || f == nil {
 		t.Fatalf("New(fake gate) = %v, %v", f != nil, err)
 	}
 	cancel()
 	released("the gate's ctx ended")
+}
+
+// NewAuthorizer, Authorize and New honour their context: a program still
+// in one hangGrace after its context ended is killed, and the call fails.
+func TestAdmissionHangsHonourContext(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out hangGrace")
+	}
+	// One program per subtest, so that each kill is its own.
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(envFake, "admission")
+	program := func(t *testing.T) *Program {
+		p := NewProgram(exe, io.Discard)
+		t.Cleanup(func() { _ = p.Close() })
+		Admission(p).NewRequestInfo("GET", "/healthz", nil) // started before the clock runs
+		return p
+	}
+	hang := func(t *testing.T, what string, call func(ctx context.Context) error) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		err := call(ctx)
+		if err == nil || !strings.Contains(err.Error(), "did not return within 2s after its context ended") {
+			t.Errorf("%s that hangs = %v, want the hang reported", what, err)
+		}
+		if d := time.Since(start); d > 6*time.Second {
+			t.Errorf("%s that hangs returned after %v, want its context's 300ms plus %v", what, d, hangGrace)
+		}
+	}
+	t.Run("NewAuthorizer", func(t *testing.T) {
+		t.Parallel()
+		p := program(t)
+		st := storage.NewMemory()
+		defer st.Close()
+		if _, err := st.Put(context.Background(), keyMisbehave, []byte("hang")); err != nil {
+			t.Fatal(err)
+		}
+		hang(t, "NewAuthorizer", func(ctx context.Context) error { _, err := Admission(p).NewAuthorizer(ctx, st); return err })
+	})
+	t.Run("Authorize", func(t *testing.T) {
+		t.Parallel()
+		p := program(t)
+		st := storage.NewMemory()
+		defer st.Close()
+		a, err := Admission(p).NewAuthorizer(context.Background(), st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hang(t, "Authorize", func(ctx context.Context) error {
+			_, err := a.Authorize(ctx, pipeline.Attributes{User: pipeline.UserInfo{Name: "hang"}})
+			return err
+		})
+	})
+	t.Run("New", func(t *testing.T) {
+		t.Parallel()
+		p := program(t)
+		st := storage.NewMemory()
+		defer st.Close()
+		hang(t, "New", func(ctx context.Context) error {
+			_, err := Admission(p).New(ctx, pipeline.Config{Store: st, Tokens: []byte("hang")})
+			return err
+		})
+	})
 }
