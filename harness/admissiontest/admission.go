@@ -909,9 +909,13 @@ func nodeRestriction(e *env) {
 	e.admitted(node2, http.StatusOK, http.MethodDelete, devPods+"/theirs", nil)
 	e.admitted(node1, http.StatusOK, http.MethodDelete, devPods+"/mine", nil)
 
-	// Phase: anyone else is not narrowed.
+	// Phase: anyone else is not narrowed, a user named like a node
+	// outside the group system:nodes included.
 	e.admitted(admin, http.StatusOK, http.MethodPut, nodesURL+"/node-2", newNode("node-2"))
 	e.admitted(admin, http.StatusOK, http.MethodPut, devPods+"/theirs/status", withPhase("theirs", "node-2"))
+	lookalike := e.withCert("system:node:node-9", pipeline.SystemPrivilegedGroup)
+	e.admitted(lookalike, http.StatusOK, http.MethodPut, nodesURL+"/node-2", newNode("node-2"))
+	e.admitted(lookalike, http.StatusOK, http.MethodDelete, devPods+"/theirs", nil)
 }
 
 // ------------------------------------------------------------ 13

@@ -3,11 +3,13 @@ package admissiontest_test
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -141,6 +143,23 @@ func init() {
 			if (auth == "Bearer "+admissiontest.TokenNode1 || auth == "Bearer "+admissiontest.TokenNode2) && strings.Contains(r.URL.Path, "/pods/") {
 				r.Header.Set("Authorization", "Bearer "+admissiontest.TokenAdmin)
 			}
+		}, fails: []string{"12-node-restriction"}},
+		// A node is known by its name alone: a user system:node:<n> is
+		// narrowed even outside the group system:nodes (the gate sees
+		// the group added to its certificate).
+		"node-identity-by-name-only": {before: func(_ pipeline.Config, r *http.Request) {
+			if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 || len(r.TLS.VerifiedChains) == 0 {
+				return
+			}
+			leaf := *r.TLS.PeerCertificates[0]
+			if !strings.HasPrefix(leaf.Subject.CommonName, pipeline.NodeUserPrefix) || slices.Contains(leaf.Subject.Organization, pipeline.NodesGroup) {
+				return
+			}
+			leaf.Subject.Organization = append(slices.Clone(leaf.Subject.Organization), pipeline.NodesGroup)
+			tlsState := *r.TLS
+			tlsState.PeerCertificates = []*x509.Certificate{&leaf}
+			tlsState.VerifiedChains = [][]*x509.Certificate{{&leaf}}
+			r.TLS = &tlsState
 		}, fails: []string{"12-node-restriction"}},
 		// NodeRestriction narrows a kubelet's pod writes only: its Node
 		// writes go through as if an administrator sent them.
