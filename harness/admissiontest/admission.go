@@ -570,16 +570,16 @@ func resourceQuota(e *env) {
 	admin := e.admin()
 
 	// Phase: the third pod is refused; the first two are charged.
-	e.quota("dev", "q1", resources("pods", "2", "requests.cpu", "1", "requests.memory", "1Gi"))
+	e.quota("dev", "q1", resources("pods", "2", "requests.cpu", "1", "requests.memory", "1Gi", "limits.cpu", "2"))
 	e.admitted(admin, http.StatusCreated, http.MethodPost, devPods, withRequests("a", "100m", "64Mi"))
-	e.checkUsed("creating pod a", "dev", "q1", resources("pods", "1", "requests.cpu", "100m", "requests.memory", "64Mi"))
+	e.checkUsed("creating pod a", "dev", "q1", resources("pods", "1", "requests.cpu", "100m", "requests.memory", "64Mi", "limits.cpu", "100m"))
 	e.admitted(admin, http.StatusCreated, http.MethodPost, devPods, withRequests("b", "100m", "64Mi"))
-	e.checkUsed("creating pods a and b", "dev", "q1", resources("pods", "2", "requests.cpu", "200m", "requests.memory", "128Mi"))
+	e.checkUsed("creating pods a and b", "dev", "q1", resources("pods", "2", "requests.cpu", "200m", "requests.memory", "128Mi", "limits.cpu", "200m"))
 	st := e.refused(admin, http.StatusForbidden, api.StatusReasonForbidden,
 		`pods "c" is forbidden: exceeded quota: q1, requested: pods=1, used: pods=2, limited: pods=2`,
 		http.MethodPost, devPods, withRequests("c", "100m", "64Mi"))
 	e.forbiddenDetails("POST "+devPods+" (admin) with pod \"c\"", st, "c", "", "pods")
-	e.checkUsed("the refused pod c", "dev", "q1", resources("pods", "2", "requests.cpu", "200m", "requests.memory", "128Mi"))
+	e.checkUsed("the refused pod c", "dev", "q1", resources("pods", "2", "requests.cpu", "200m", "requests.memory", "128Mi", "limits.cpu", "200m"))
 
 	// Phase: the charge is made before the apiserver answers, and a
 	// create the apiserver then refuses stays counted until the quota
