@@ -126,6 +126,19 @@ func (e *env) refused(c *client, code int, reason api.StatusReason, message, met
 	return st
 }
 
+// explain runs check, and if it fails the step, says why the rule
+// holds.
+func (e *env) explain(why string, check func()) {
+	e.t.Helper()
+	before := e.t.Failed()
+	defer func() {
+		if !before && e.t.Failed() {
+			e.t.Log(why)
+		}
+	}()
+	check()
+}
+
 // decodePod decodes a pod that reached next.
 func (e *env) decodePod(rec recorded) api.Pod {
 	e.t.Helper()
@@ -240,7 +253,7 @@ func defaults(e *env) {
 	}
 	for _, c := range all {
 		if c.ImagePullPolicy != wantPull[c.Name] {
-			t.Errorf("%s: container %q (image %q) has imagePullPolicy %q, want %q (Always when the tag is latest or missing, else IfNotPresent)", call, c.Name, c.Image, c.ImagePullPolicy, wantPull[c.Name])
+			t.Errorf("%s: container %q (image %q) has imagePullPolicy %q, want %q (Always when the tag is latest or missing, else IfNotPresent; a registry's port is not a tag, and an image pinned by a digest alone has no tag but is not latest either)", call, c.Name, c.Image, c.ImagePullPolicy, wantPull[c.Name])
 		}
 		if c.TerminationMessagePath != "/dev/termination-log" || c.TerminationMessagePolicy != api.TerminationMessageReadFile {
 			t.Errorf("%s: container %q has terminationMessagePath %q, terminationMessagePolicy %q, want \"/dev/termination-log\", \"File\"", call, c.Name, c.TerminationMessagePath, c.TerminationMessagePolicy)
@@ -358,8 +371,10 @@ func namespaceLifecycle(e *env) {
 	e.activeNamespace("fresh")
 	e.admitted(admin, http.StatusCreated, http.MethodPost, podsPath("fresh"), newPod("web", container("app", "nginx:1.27")))
 	// Creating a namespace (cluster-scoped) is not a create in a missing one.
-	e.admitted(admin, http.StatusCreated, http.MethodPost, "/api/v1/namespaces", &api.Namespace{
-		TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: api.ObjectMeta{Name: "brand-new"},
+	e.explain("a Namespace is cluster-scoped: creating one is not a create in a namespace", func() {
+		e.admitted(admin, http.StatusCreated, http.MethodPost, "/api/v1/namespaces", &api.Namespace{
+			TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: api.ObjectMeta{Name: "brand-new"},
+		})
 	})
 
 	// Phase: terminating namespace.
@@ -383,8 +398,10 @@ func namespaceLifecycle(e *env) {
 	e.put(old)
 	upd := storedPod("closing", "old", "", "nginx:1.27")
 	upd.Labels = map[string]string{"draining": "yes"}
-	e.admitted(admin, http.StatusOK, http.MethodPut, path+"/old", upd)
-	e.admitted(admin, http.StatusOK, http.MethodDelete, path+"/old", nil)
+	e.explain("NamespaceLifecycle refuses only creates in a terminating namespace: updates and deletes are how it empties", func() {
+		e.admitted(admin, http.StatusOK, http.MethodPut, path+"/old", upd)
+		e.admitted(admin, http.StatusOK, http.MethodDelete, path+"/old", nil)
+	})
 
 	// Phase: the namespaces the cluster needs cannot be deleted; others can.
 	for _, name := range []string{"kube-system", "default", "kube-public"} {
@@ -595,7 +612,9 @@ func resourceQuota(e *env) {
 		return admin.do(http.MethodPost, podsPath("late"), newPod("dup", container("app", "nginx:1.27")))
 	}(), http.StatusConflict, http.MethodPost, podsPath("late"))
 	e.next.setAnswer(nil)
-	e.checkUsed("creating pod dup, which the apiserver answered 409 AlreadyExists", "late", "q", resources("pods", "1"))
+	e.explain("upstream charges the quota in admission, before the object is stored, and gives nothing back when the store then refuses: the quota controller recounts later", func() {
+		e.checkUsed("creating pod dup, which the apiserver answered 409 AlreadyExists", "late", "q", resources("pods", "1"))
+	})
 
 	// Phase: every quota of the namespace counts, with its own names.
 	e.activeNamespace("team")
@@ -762,9 +781,11 @@ func validatingPolicy(e *env) {
 				"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "api"}},
 					"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": image}}}}}}
 	}
-	st := e.refused(admin, http.StatusForbidden, api.StatusReasonForbidden, denyLatestOf("deployments.apps", "api", "app", "nginx:latest"),
-		http.MethodPost, deployments, deployment("nginx:latest"))
-	e.forbiddenDetails("POST "+deployments+" (admin) with Deployment \"api\"", st, "api", "apps", "deployments")
+	e.explain("the policy judges the pod template of a workload (Deployment, ReplicaSet, Job) as it judges a pod (harness/pipeline: PolicyDenyLatestTag)", func() {
+		st := e.refused(admin, http.StatusForbidden, api.StatusReasonForbidden, denyLatestOf("deployments.apps", "api", "app", "nginx:latest"),
+			http.MethodPost, deployments, deployment("nginx:latest"))
+		e.forbiddenDetails("POST "+deployments+" (admin) with Deployment \"api\"", st, "api", "apps", "deployments")
+	})
 	e.admitted(admin, http.StatusCreated, http.MethodPost, deployments, deployment("nginx:1.27"))
 
 	// Phase: a status update is not a change of the pod's spec (the
@@ -774,7 +795,9 @@ func validatingPolicy(e *env) {
 	e.put(storedPod("dev", "legacy", "", "nginx:latest"))
 	status := storedPod("dev", "legacy", "node-1", "nginx:latest")
 	status.Status.Phase = "Running"
-	e.admitted(admin, http.StatusOK, http.MethodPut, devPods+"/legacy/status", status)
+	e.explain("the policy matches pods, not their status subresource: a kubelet must still report on a pod made before the policy", func() {
+		e.admitted(admin, http.StatusOK, http.MethodPut, devPods+"/legacy/status", status)
+	})
 	e.admitted(admin, http.StatusOK, http.MethodDelete, devPods+"/legacy", nil)
 }
 
@@ -914,8 +937,10 @@ func nodeRestriction(e *env) {
 	e.admitted(admin, http.StatusOK, http.MethodPut, nodesURL+"/node-2", newNode("node-2"))
 	e.admitted(admin, http.StatusOK, http.MethodPut, devPods+"/theirs/status", withPhase("theirs", "node-2"))
 	lookalike := e.withCert("system:node:node-9", pipeline.SystemPrivilegedGroup)
-	e.admitted(lookalike, http.StatusOK, http.MethodPut, nodesURL+"/node-2", newNode("node-2"))
-	e.admitted(lookalike, http.StatusOK, http.MethodDelete, devPods+"/theirs", nil)
+	e.explain("a node is a user system:node:<name> in the group system:nodes (pkg/auth/nodeidentifier): the name alone is not enough", func() {
+		e.admitted(lookalike, http.StatusOK, http.MethodPut, nodesURL+"/node-2", newNode("node-2"))
+		e.admitted(lookalike, http.StatusOK, http.MethodDelete, devPods+"/theirs", nil)
+	})
 }
 
 // ------------------------------------------------------------ 13
