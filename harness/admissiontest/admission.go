@@ -251,13 +251,20 @@ func defaults(e *env) {
 	if len(all) != len(wantPull) {
 		t.Fatalf("%s: the pod that reached the apiserver has %d containers and init containers, want the %d it was sent with", call, len(all), len(wantPull))
 	}
+	var pulls, messages []string
 	for _, c := range all {
 		if c.ImagePullPolicy != wantPull[c.Name] {
-			t.Errorf("%s: container %q (image %q) has imagePullPolicy %q, want %q (Always when the tag is latest or missing, else IfNotPresent; a registry's port is not a tag, and an image pinned by a digest alone has no tag but is not latest either)", call, c.Name, c.Image, c.ImagePullPolicy, wantPull[c.Name])
+			pulls = append(pulls, fmt.Sprintf("%q (image %q) has %q, want %q", c.Name, c.Image, c.ImagePullPolicy, wantPull[c.Name]))
 		}
 		if c.TerminationMessagePath != "/dev/termination-log" || c.TerminationMessagePolicy != api.TerminationMessageReadFile {
-			t.Errorf("%s: container %q has terminationMessagePath %q, terminationMessagePolicy %q, want \"/dev/termination-log\", \"File\"", call, c.Name, c.TerminationMessagePath, c.TerminationMessagePolicy)
+			messages = append(messages, fmt.Sprintf("%q has %q, %q", c.Name, c.TerminationMessagePath, c.TerminationMessagePolicy))
 		}
+	}
+	if len(pulls) > 0 {
+		t.Errorf("%s: imagePullPolicy of the containers that reached the apiserver:\n\t%s\n\t(Always when the tag is latest or missing, else IfNotPresent; a registry's port is not a tag, and an image pinned by a digest alone has no tag but is not latest either)", call, strings.Join(pulls, "\n\t"))
+	}
+	if len(messages) > 0 {
+		t.Errorf("%s: terminationMessagePath, terminationMessagePolicy of the containers that reached the apiserver:\n\t%s\n\twant \"/dev/termination-log\", \"File\" for each", call, strings.Join(messages, "\n\t"))
 	}
 	wantTol := []api.Toleration{
 		{Key: "node.kubernetes.io/not-ready", Operator: api.TolerationOpExists, Effect: "NoExecute", TolerationSeconds: int64p(300)},
@@ -335,6 +342,9 @@ func checkTolerations(e *env, call string, got, want []api.Toleration) {
 		return fmt.Sprintf("{key: %q, operator: %q, value: %q, effect: %q, tolerationSeconds: %s}", tl.Key, tl.Operator, tl.Value, tl.Effect, ptrString(tl.TolerationSeconds))
 	}
 	list := func(ts []api.Toleration) []string {
+		if len(ts) == 0 {
+			return []string{"(none)"}
+		}
 		out := make([]string, len(ts))
 		for i, tl := range ts {
 			out[i] = key(tl)
