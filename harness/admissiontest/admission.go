@@ -907,10 +907,6 @@ func nodeRestriction(e *env) {
 	// Phase: its own Node.
 	e.admitted(node1, http.StatusCreated, http.MethodPost, nodesURL, newNode("node-1"))
 	e.admitted(node1, http.StatusOK, http.MethodPut, nodesURL+"/node-1/status", newNode("node-1"))
-	e.checkAdmitted(func() *response {
-		e.next.reset()
-		return node1.do(http.MethodPatch, nodesURL+"/node-1/status", `{"status":{"phase":"Running"}}`)
-	}(), http.StatusOK, http.MethodPut, nodesURL+"/node-1/status")
 
 	// Phase: another node's.
 	st := e.refused(node1, http.StatusForbidden, api.StatusReasonForbidden, notNode("node-2"), http.MethodPost, nodesURL, newNode("node-2"))
@@ -941,6 +937,13 @@ func nodeRestriction(e *env) {
 	e.admitted(node2, http.StatusOK, http.MethodPut, devPods+"/theirs/status", withPhase("theirs", "node-2"))
 	e.admitted(node2, http.StatusOK, http.MethodDelete, devPods+"/theirs", nil)
 	e.admitted(node1, http.StatusOK, http.MethodDelete, devPods+"/mine", nil)
+
+	// Phase: its own Node's status, patched (forwarded as the PUT of
+	// step 11).
+	e.checkAdmitted(func() *response {
+		e.next.reset()
+		return node1.do(http.MethodPatch, nodesURL+"/node-1/status", `{"status":{"phase":"Running"}}`)
+	}(), http.StatusOK, http.MethodPut, nodesURL+"/node-1/status")
 
 	// Phase: anyone else is not narrowed, a user named like a node
 	// outside the group system:nodes included.
