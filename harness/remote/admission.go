@@ -535,8 +535,10 @@ func (n *remoteNext) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out.Host = r.Host
 	if r.Body != nil && r.Body != http.NoBody {
-		out.Body = r.Body
+		b := newHeldBody(r.Body)
+		out.Body = b
 		out.ContentLength = r.ContentLength // 0 with a body: unknown, as for any client request
+		defer b.wait()
 	}
 	resp, err := n.t.RoundTrip(out)
 	if err != nil {

@@ -9,7 +9,9 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/kubekata/kubekata/harness/storage"
 )
@@ -223,6 +225,12 @@ type proxy struct {
 // request whose client went away returns only once the program's
 // handler returned, as it would in one process.
 func (px *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The request body streams to the program while its answer streams
+	// back: without full duplex, net/http's server discards (or closes)
+	// the rest of the body once the answer's header is written, under the
+	// transport that is still sending it, which then breaks the
+	// connection the answer comes on.
+	_ = http.NewResponseController(w).EnableFullDuplex()
 	pr := px.pr
 	method := r.Method + " " + r.URL.RequestURI()
 	mark := pr.p.out.mark()
@@ -240,6 +248,12 @@ func (px *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out.Host = r.Host
 	if r.Body == http.NoBody || r.ContentLength == 0 {
 		out.Body = nil
+	} else {
+		// The transport may still read the body after the answer came:
+		// the server's own reads of it must wait until it let go.
+		b := newHeldBody(r.Body)
+		out.Body = b
+		defer b.wait()
 	}
 	if px.prepare != nil {
 		defer px.prepare(reqID, r, out)()
@@ -297,6 +311,33 @@ func (px *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// The program's answer broke off: so does this one.
 			panic(http.ErrAbortHandler)
 		}
+	}
+}
+
+// heldBody is a request body a transport sends on: it says when the
+// transport let go of it (a transport always closes the body it sent,
+// at the latest once the connection it wrote on is closed). The body
+// itself is its server's to close.
+type heldBody struct {
+	io.Reader
+	once sync.Once
+	done chan struct{}
+}
+
+func newHeldBody(r io.Reader) *heldBody { return &heldBody{Reader: r, done: make(chan struct{})} }
+
+func (b *heldBody) Close() error {
+	b.once.Do(func() { close(b.done) })
+	return nil
+}
+
+// wait waits until the transport let go of the body, or exitWait.
+func (b *heldBody) wait() {
+	t := time.NewTimer(exitWait)
+	defer t.Stop()
+	select {
+	case <-b.done:
+	case <-t.C:
 	}
 }
 
