@@ -173,6 +173,12 @@ func fakeGateFilter(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r.WithContext(ctx))
 		case "/passthrough":
 			next.ServeHTTP(w, r)
+		case "/admit":
+			// As an admission gate: the body read, the object admitted
+			// passed on.
+			obj, _ := io.ReadAll(r.Body)
+			out, _ := http.NewRequestWithContext(ctx, r.Method, r.URL.RequestURI(), strings.NewReader(string(obj)+" admitted"))
+			next.ServeHTTP(w, out)
 		case "/rewrite":
 			// As a gate that turns a patch into a PUT of the admitted
 			// object: a new request, its body of unknown length.
@@ -977,4 +983,31 @@ func TestAdmissionHangsHonourContext(t *testing.T) {
 			return err
 		})
 	})
+}
+
+// Requests with bodies through the gate's two hops never lose their
+// answer: net/http's server must not take the body from under the
+// transport that still sends it on.
+func TestAdmissionBodiesKeepTheirAnswers(t *testing.T) {
+	p, _ := fake(t, "admission")
+	next := &recordingNext{}
+	h, _, _ := fakeGateOver(t, p, next)
+	pk := newPKI(t, "carol")
+	gs := serveGate(t, h, pk)
+	c := gs.client(pk, false)
+	body := strings.Repeat("x", 700)
+	for i := range 300 {
+		for _, path := range []string{"/next", "/admit"} {
+			req, _ := http.NewRequest(http.MethodPost, gs.URL+path, strings.NewReader(body))
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatalf("POST %s #%d: %v", path, i, err)
+			}
+			data, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusTeapot || string(data) != "next got POST "+path {
+				t.Fatalf("POST %s #%d = %d %q, %v; want next's 418 and its whole answer", path, i, resp.StatusCode, data, err)
+			}
+		}
+	}
 }
