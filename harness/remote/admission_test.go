@@ -1011,3 +1011,40 @@ func TestAdmissionBodiesKeepTheirAnswers(t *testing.T) {
 		}
 	}
 }
+
+// A request through the gate's two hops (client to program, program to
+// the grader's next) beside the same fake gate in process: compare ns/op
+// pairwise.
+func BenchmarkAdmissionGateInProcess(b *testing.B) { benchGate(b, nil) }
+func BenchmarkAdmissionGateRemote(b *testing.B) {
+	p, _ := fakeB(b, "admission")
+	benchGate(b, p)
+}
+
+func benchGate(b *testing.B, p *Program) {
+	next := &recordingNext{}
+	h := fakeGateFilter(next)
+	if p != nil {
+		st := storage.NewMemory()
+		defer st.Close()
+		filter, err := Admission(p).New(b.Context(), pipeline.Config{Store: st, Policies: []string{fakeGate}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		h = filter(next)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	c := srv.Client()
+	for b.Loop() {
+		resp, err := c.Post(srv.URL+"/next", "application/json", strings.NewReader(`{"kind":"Pod"}`))
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusTeapot {
+			b.Fatalf("POST /next = %d, want 418 from next", resp.StatusCode)
+		}
+	}
+}
