@@ -467,7 +467,37 @@ func moreValidation(e *env) {
 
 	// A matching one is created.
 	e.expect(http.StatusCreated, http.MethodPost, depPath, deployment("ok", "web", "web"))
+
+	rbacNames(e)
 	_ = t
+}
+
+// rbacNames: the names of Roles, ClusterRoles and their bindings are path
+// segments, not DNS subdomains (pkg/apis/rbac/validation/validation.go,
+// ValidateRBACName, and apimachinery's path segment rule): the roles
+// upstream creates at its first start are called system:node and
+// system:kube-scheduler, and exercise 05's cluster writes them through
+// this apiserver. A name with "/" or "%", or "." or "..", is still 422.
+func rbacNames(e *env) {
+	const crPath = "/apis/rbac.authorization.k8s.io/v1/clusterroles"
+	role := func(name string) map[string]any {
+		return map[string]any{
+			"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+			"metadata": map[string]any{"name": name},
+			"rules":    []any{map[string]any{"verbs": []any{"get"}, "apiGroups": []any{""}, "resources": []any{"pods"}}},
+		}
+	}
+	e.expect(http.StatusCreated, http.MethodPost, crPath, role("system:kata-reader"))
+	e.expect(http.StatusOK, http.MethodGet, crPath+"/system:kata-reader", nil)
+	for _, c := range []struct{ name, detail string }{
+		{"a%b", "may not contain '%'"},
+		{"..", "may not be '..'"},
+	} {
+		r := e.request(http.MethodPost, crPath, role(c.name))
+		st := e.expectStatus(r, http.StatusUnprocessableEntity, api.StatusReasonInvalid,
+			fmt.Sprintf(`ClusterRole.rbac.authorization.k8s.io %q is invalid: metadata.name: Invalid value: %q: %s`, c.name, c.name, c.detail))
+		checkCause(e, r, st, "metadata.name", api.CauseTypeFieldValueInvalid)
+	}
 }
 
 func checkCause(e *env, r *response, st *api.Status, field string, typ api.CauseType) {

@@ -90,6 +90,27 @@ var mutants = map[string]mutant{
 			}
 		})
 	}, fails: []string{"13-delete"}},
+	// RBAC names checked as DNS subdomains, like every other name: the
+	// bootstrap roles (system:node, ...) cannot be created.
+	"rbac-names-as-subdomains": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/rbac.authorization.k8s.io/") {
+				body, _ := io.ReadAll(r.Body)
+				var doc struct {
+					Metadata struct{ Name string } `json:"metadata"`
+				}
+				_ = json.Unmarshal(body, &doc)
+				if strings.Contains(doc.Metadata.Name, ":") {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusUnprocessableEntity)
+					_, _ = fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Invalid","code":422,"message":"ClusterRole.rbac.authorization.k8s.io %q is invalid: metadata.name: Invalid value: %q: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters"}`, doc.Metadata.Name, doc.Metadata.Name)
+					return
+				}
+				r.Body = io.NopCloser(bytes.NewReader(body))
+			}
+			h.ServeHTTP(w, r)
+		})
+	}, fails: []string{"05-validation"}},
 	// A create that drops the client's resourceVersion instead of
 	// refusing it.
 	"create-accepts-rv": {handler: func(_ storage.Store, h http.Handler) http.Handler {
