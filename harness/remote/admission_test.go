@@ -218,6 +218,9 @@ type recordingNext struct {
 	mu      sync.Mutex
 	saw     []nextSaw
 	release chan struct{}
+	// ended has, for each /stream answer, nil when it was released, or
+	// its context's error when the client went away first.
+	ended chan error
 }
 
 type testValueKey struct{}
@@ -236,7 +239,9 @@ func (n *recordingNext) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.(http.Flusher).Flush()
 		select {
 		case <-n.release:
+			n.ended <- nil
 		case <-r.Context().Done():
+			n.ended <- r.Context().Err()
 			return
 		}
 		fmt.Fprintln(w, "two")
@@ -778,11 +783,34 @@ func TestAdmissionUserReachesNext(t *testing.T) {
 // while next still runs.
 func TestAdmissionStreamsThroughGate(t *testing.T) {
 	p, _ := fake(t, "admission")
-	next := &recordingNext{release: make(chan struct{})}
+	next := &recordingNext{release: make(chan struct{}), ended: make(chan error, 2)}
 	h, _, _ := fakeGateOver(t, p, next)
 	pk := newPKI(t, "carol")
 	gs := serveGate(t, h, pk)
-	resp, err := gs.client(pk, false).Get(gs.URL + "/stream?watch=1")
+
+	// A client that goes away ends next's context, across both hops.
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, gs.URL+"/stream?watch=1", nil)
+	resp, err := gs.client(pk, false).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := bufio.NewReader(resp.Body).ReadString('\n'); s != "one\n" {
+		t.Fatalf("the first line = %q, %v; want \"one\"", s, err)
+	}
+	cancel()
+	resp.Body.Close()
+	select {
+	case err := <-next.ended:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("next's watch ended with %v, want its context cancelled", err)
+		}
+	case <-time.After(10 * time.Second):
+		close(next.release) // so that the servers can close
+		t.Fatal("next's watch still ran 10s after its client went away: the hops do not pass the end on")
+	}
+
+	resp, err = gs.client(pk, false).Get(gs.URL + "/stream?watch=1")
 	if err != nil {
 		t.Fatal(err)
 	}
