@@ -553,7 +553,12 @@ func (c *checker) solutions(ctx context.Context, crs *course.Course) error {
 			targets = append(targets, p)
 		}
 	}
-	rep, err := gotest.Run(ctx, gotest.Options{Dir: c.opts.Root, Packages: targets, Race: true, Timeout: 10 * time.Minute})
+	// The bound is per test binary, and a safety net only (every step has
+	// its own deadline). It counts the builds a package's tests make: on a
+	// cold build cache and two cores, the kata command's scripts build
+	// graders, learner programs and student copies for every exercise,
+	// and went past 10 minutes in CI once exercise 05 joined.
+	rep, err := gotest.Run(ctx, gotest.Options{Dir: c.opts.Root, Packages: targets, Race: true, Timeout: 20 * time.Minute})
 	if err != nil {
 		return err
 	}
@@ -605,7 +610,7 @@ func packageFailures(p *gotest.Package, e *course.Exercise) error {
 			continue
 		}
 		if t.Action == "fail" && !hasFailingChild(p, name) {
-			failed = append(failed, name+":\n"+firstLines(gotest.Trim(t.Output), 15))
+			failed = append(failed, name+":\n"+headTail(gotest.Trim(t.Output), 5, 40))
 		}
 	}
 	if len(failed) == 0 && p.Action == "fail" {
@@ -649,6 +654,19 @@ func hasFailingChild(p *gotest.Package, name string) bool {
 		}
 	}
 	return false
+}
+
+// headTail keeps the first head and the last tail lines of s: a test's
+// failure is often at its end (a testscript prints its environment
+// first and the failing command last).
+func headTail(s string, head, tail int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) <= head+tail+1 {
+		return strings.Join(lines, "\n")
+	}
+	cut := len(lines) - head - tail
+	kept := append(lines[:head:head], fmt.Sprintf("... (%d lines cut)", cut))
+	return strings.Join(append(kept, lines[len(lines)-tail:]...), "\n")
 }
 
 func firstLines(s string, n int) string {

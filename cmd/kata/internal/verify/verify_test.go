@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,5 +208,20 @@ func TestGradedImports(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: gradedImports() = %v, want an error starting %q", name, err, tc.want)
 		}
+	}
+}
+
+func TestHeadTailKeepsTheEnd(t *testing.T) {
+	var lines []string
+	for i := 1; i <= 100; i++ {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	got := headTail(strings.Join(lines, "\n"), 2, 3)
+	want := "line 1\nline 2\n... (95 lines cut)\nline 98\nline 99\nline 100"
+	if got != want {
+		t.Fatalf("headTail(100 lines, 2, 3) = %q, want %q", got, want)
+	}
+	if got := headTail("a\nb\nc", 2, 3); got != "a\nb\nc" {
+		t.Fatalf("headTail(3 lines, 2, 3) = %q, want all three", got)
 	}
 }
