@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/internal/httpcheck"
 	"github.com/kubekata/kubekata/harness/pipeline"
 )
 
@@ -96,7 +97,7 @@ func (e *env) admitted(c *client, code int, method, path string, body any, hdr .
 // checkAdmitted is admitted's check of an answer already received.
 func (e *env) checkAdmitted(r *response, code int, method, path string) recorded {
 	e.t.Helper()
-	if r.header.Get("X-Kata-Panic") != "" {
+	if r.header.Get(httpcheck.PanicHeader) != "" {
 		e.t.Fatalf("%s = %s\n\twant %d from the handler behind the gate", r.call, r.body, code)
 	}
 	if r.code != code || !r.fromNext() {

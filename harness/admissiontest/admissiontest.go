@@ -54,13 +54,13 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"reflect"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/internal/httpcheck"
 	"github.com/kubekata/kubekata/harness/pipeline"
 	"github.com/kubekata/kubekata/harness/storage"
 	"github.com/kubekata/kubekata/harness/suite"
@@ -244,30 +244,10 @@ func (e *env) reconfigure(change func(cfg *pipeline.Config)) {
 // recovering turns a panic in the implementation into a 500 whose body
 // says what panicked and where, so that the step can report it.
 func (e *env) recovering(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			p := recover()
-			if p == nil || p == http.ErrAbortHandler {
-				if p != nil {
-					panic(p)
-				}
-				return
-			}
-			msg := fmt.Sprintf("panic: %v", p)
-			if where := suite.ImplementationFrame(string(debug.Stack())); where != "" {
-				msg += " (at " + where + ")"
-			}
-			if strings.Contains(fmt.Sprint(p), "not implemented") {
-				msg += ": this is the stub; replace the panic with your implementation"
-			}
-			e.mu.Lock()
-			e.panics = append(e.panics, msg)
-			e.mu.Unlock()
-			w.Header().Set("X-Kata-Panic", "1")
-			w.WriteHeader(http.StatusInternalServerError)
-			_, _ = io.WriteString(w, msg)
-		}()
-		h.ServeHTTP(w, r)
+	return httpcheck.Recovering(h, func(msg string) {
+		e.mu.Lock()
+		e.panics = append(e.panics, msg)
+		e.mu.Unlock()
 	})
 }
 
@@ -645,7 +625,7 @@ func (c *client) expect(code int, method, path string, body any, hdr ...string) 
 	c.e.t.Helper()
 	r := c.do(method, path, body, hdr...)
 	if r.code != code {
-		if r.header.Get("X-Kata-Panic") != "" {
+		if r.header.Get(httpcheck.PanicHeader) != "" {
 			c.e.t.Fatalf("%s = %s\n\twant %d", r.call, r.body, code)
 		}
 		c.e.t.Fatalf("%s = %s\n\twant %d %s", r.call, r.describe(), code, http.StatusText(code))
@@ -657,7 +637,7 @@ func (c *client) expect(code int, method, path string, body any, hdr ...string) 
 // the exact message.
 func (e *env) expectStatus(r *response, code int, reason api.StatusReason, message string) *api.Status {
 	e.t.Helper()
-	if r.header.Get("X-Kata-Panic") != "" {
+	if r.header.Get(httpcheck.PanicHeader) != "" {
 		e.t.Fatalf("%s = %s\n\twant %d with a Status of reason %s", r.call, r.body, code, reason)
 	}
 	if r.code != code {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubekata/kubekata/harness/internal/httpcheck"
 	"github.com/kubekata/kubekata/harness/pipeline"
 	"github.com/kubekata/kubekata/harness/suite"
 )
@@ -172,7 +173,7 @@ func (e *env) passes(c *client, method, path string, body any, hdr ...string) re
 	before := len(e.next.requests())
 	r := c.do(method, path, body, hdr...)
 	if !r.fromNext() {
-		if r.header.Get("X-Kata-Panic") != "" {
+		if r.header.Get(httpcheck.PanicHeader) != "" {
 			e.t.Fatalf("%s = %s\n\twant it passed to the handler behind the gate", r.call, r.body)
 		}
 		e.t.Fatalf("%s = %s\n\twant it passed to the handler behind the gate", r.call, r.describe())

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/internal/httpcheck"
 	"github.com/kubekata/kubekata/harness/pipeline"
 )
 
@@ -160,7 +161,7 @@ func (e *env) waitPasses(c *client, method, path string, body any, hdr ...string
 	var last *response
 	e.eventually(fmt.Sprintf("%s %s (%s) passed to the handler behind the gate", method, path, c.who), func() (bool, string) {
 		last = c.do(method, path, body, hdr...)
-		if last.header.Get("X-Kata-Panic") != "" {
+		if last.header.Get(httpcheck.PanicHeader) != "" {
 			e.t.Fatalf("%s = %s\n\twant it passed to the handler behind the gate", last.call, last.body)
 		}
 		return last.fromNext(), last.describe()

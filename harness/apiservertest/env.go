@@ -9,12 +9,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/internal/httpcheck"
 	"github.com/kubekata/kubekata/harness/storage"
 	"github.com/kubekata/kubekata/harness/suite"
 )
@@ -64,30 +64,10 @@ func newEnv(t *suite.T, newServer func(storage.Store) http.Handler) *env {
 // says what panicked and where, so that the step can report it (net/http
 // would only log it and drop the connection).
 func (e *env) recovering(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			p := recover()
-			if p == nil || p == http.ErrAbortHandler {
-				if p != nil {
-					panic(p)
-				}
-				return
-			}
-			msg := fmt.Sprintf("panic: %v", p)
-			if where := suite.ImplementationFrame(string(debug.Stack())); where != "" {
-				msg += " (at " + where + ")"
-			}
-			if strings.Contains(fmt.Sprint(p), "not implemented") {
-				msg += ": this is the stub; replace the panic with your implementation"
-			}
-			e.mu.Lock()
-			e.panics = append(e.panics, msg)
-			e.mu.Unlock()
-			w.Header().Set("X-Kata-Panic", "1")
-			w.WriteHeader(http.StatusInternalServerError)
-			_, _ = io.WriteString(w, msg)
-		}()
-		h.ServeHTTP(w, r)
+	return httpcheck.Recovering(h, func(msg string) {
+		e.mu.Lock()
+		e.panics = append(e.panics, msg)
+		e.mu.Unlock()
 	})
 }
 
@@ -166,7 +146,7 @@ func (e *env) expect(code int, method, path string, body any, hdr ...string) *re
 	e.t.Helper()
 	r := e.request(method, path, body, hdr...)
 	if r.code != code {
-		if r.header.Get("X-Kata-Panic") != "" {
+		if r.header.Get(httpcheck.PanicHeader) != "" {
 			e.t.Fatalf("%s = %s\n\twant %d", r.call, r.body, code)
 		}
 		e.t.Fatalf("%s = %s\n\twant %d %s", r.call, r.describe(), code, http.StatusText(code))
@@ -274,7 +254,7 @@ func (e *env) watch(path string, hdr ...string) *watchStream {
 		resp.Body.Close()
 		cancel()
 		r := &response{call: call, code: resp.StatusCode, header: resp.Header, body: data}
-		if r.header.Get("X-Kata-Panic") != "" {
+		if r.header.Get(httpcheck.PanicHeader) != "" {
 			e.t.Fatalf("%s = %s\n\twant 200 and a stream of events", call, data)
 		}
 		e.t.Fatalf("%s = %s\n\twant 200 and a stream of events", call, r.describe())
