@@ -26,6 +26,12 @@
 //     system:authenticated, ...), and BootstrapPolicy: the ClusterRoles
 //     and ClusterRoleBindings upstream's apiserver creates at its first
 //     start, which the cluster writes and the suite loads.
+//  5. Audit: the filter the cluster puts in front of the pipeline, which
+//     gives every request a Record and, once it is answered, writes one
+//     line of upstream's audit.k8s.io/v1 Event at level Metadata (who,
+//     which verb on which object, the response code). It is not the
+//     exercise's: the learner's pipeline only says who and what, through
+//     WithUser and WithRequestInfo.
 //
 // Objects are read from the store where exercise 04 keeps them:
 // /registry/<resource>/<namespace>/<name>, or /registry/<resource>/<name>
