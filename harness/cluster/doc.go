@@ -15,7 +15,10 @@
 //     outermost, then httpguard, then, with the pipeline, the audit log
 //     and the pipeline), listen, wait until /readyz answers, bootstrap
 //     the system namespaces as kube-apiserver does, start the components
-//     in order, and only then write DIR/kubeconfig (atomically) and
+//     in order (the scheduler first, exercise 06's New with the default
+//     options; a component whose Run panics or returns stops the
+//     cluster in order, with that as its error), and only then write
+//     DIR/kubeconfig (atomically) and
 //     announce it. On stop: the components in reverse order, then the
 //     apiserver (draining as Serve does), then the store is closed, so
 //     every acknowledged write is durable.

@@ -58,9 +58,9 @@ type Parts struct {
 	// Services do not forward.
 	Proxy func(client.Interface) Component
 
-	// StoreFrom, APIServerFrom and PipelineFrom say where the parts come
-	// from ("exercises/03-store"), for messages.
-	StoreFrom, APIServerFrom, PipelineFrom string
+	// StoreFrom, APIServerFrom, PipelineFrom and SchedulerFrom say where
+	// the parts come from ("exercises/03-store"), for messages.
+	StoreFrom, APIServerFrom, PipelineFrom, SchedulerFrom string
 	// NotDone is what to do when a part panics "not implemented", said
 	// after "DIR is not done yet: ".
 	NotDone string

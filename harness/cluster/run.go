@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -351,7 +352,7 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 		cp := &component{name: name, cancel: cancel, done: make(chan error, 1)}
 		comps = append(comps, cp)
 		go func() {
-			err := comp.Run(cctx)
+			err := runComponent(cctx, comp)
 			if cctx.Err() == nil {
 				if err == nil {
 					err = errors.New("returned while the cluster was running")
@@ -375,7 +376,14 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 		if err != nil {
 			return err
 		}
-		start("the scheduler", p.Scheduler(c))
+		s, err := call(p.SchedulerFrom, "New", func() (Component, error) { return p.Scheduler(c), nil })
+		if err != nil {
+			return err
+		}
+		if isNil(s) {
+			return fmt.Errorf("cluster: %s: New returned a nil scheduler", from(p.SchedulerFrom, "the scheduler"))
+		}
+		start("the scheduler", s)
 	}
 	if p.Controllers != nil {
 		c, err := clientOf("kube-controller-manager")
@@ -452,6 +460,31 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 	// The deferred steps stop the rest in reverse: the admin endpoint,
 	// the components, the apiserver, then the store.
 	return runErr
+}
+
+// isNil says whether c is nil or a nil pointer (or map, func...) in an
+// interface, whose Run would panic.
+func isNil(c Component) bool {
+	if c == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(c); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Slice:
+		return v.IsNil()
+	}
+	return false
+}
+
+// runComponent runs comp until ctx ends; a panic in Run is its error,
+// so that the cluster stops in order (closing the store) instead of
+// crashing.
+func runComponent(ctx context.Context, comp Component) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panicked: %v", p)
+		}
+	}()
+	return comp.Run(ctx)
 }
 
 // waitReady waits until url's /readyz (or, where the apiserver has no

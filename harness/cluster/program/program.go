@@ -48,8 +48,15 @@ type Wiring struct {
 	// Empty: "finish it (kata next)".
 	NotDone string
 
-	// Later: Scheduler, Controllers, Kubelet and Proxy import paths
-	// (issues 12 to 15).
+	// Scheduler is the import path of the package with
+	// New(client.Interface, framework.Options) framework.Scheduler
+	// (exercise 06's New): the scheduler that binds pending pods to
+	// nodes, run as kube-scheduler with the default options. "": pods
+	// stay Pending.
+	Scheduler string
+
+	// Later: Controllers, Kubelet and Proxy import paths (issues 13 to
+	// 15).
 }
 
 func (w Wiring) module() string {
@@ -89,6 +96,11 @@ func (w Wiring) Source() ([]byte, error) {
 	if w.Pipeline != "" {
 		fmt.Fprintf(&b, "\tadmission %q\n", w.Pipeline)
 	}
+	if w.Scheduler != "" {
+		fmt.Fprintf(&b, "\tscheduler %q\n", w.Scheduler)
+		fmt.Fprintf(&b, "\t%q\n", m+"/harness/client")
+		fmt.Fprintf(&b, "\t%q\n", m+"/harness/framework")
+	}
 	fmt.Fprintf(&b, "\t%q\n", m+"/harness/cluster")
 	if w.Etcd {
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/storage/etcdstore")
@@ -112,6 +124,10 @@ func (w Wiring) Source() ([]byte, error) {
 	if w.Pipeline != "" {
 		b.WriteString("\t\tPipeline: admission.New,\n")
 		fmt.Fprintf(&b, "\t\tPipelineFrom: %s,\n", strconv.Quote(w.from(w.Pipeline)))
+	}
+	if w.Scheduler != "" {
+		b.WriteString("\t\tScheduler: func(c client.Interface) cluster.Component { return scheduler.New(c, framework.Options{}) },\n")
+		fmt.Fprintf(&b, "\t\tSchedulerFrom: %s,\n", strconv.Quote(w.from(w.Scheduler)))
 	}
 	fmt.Fprintf(&b, "\t\tNotDone: %s,\n", strconv.Quote(notDone))
 	b.WriteString("\t})\n}\n")

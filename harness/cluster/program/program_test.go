@@ -32,10 +32,14 @@ func TestSourceImportsOnlyWhatItIsAsked(t *testing.T) {
 			[]string{"etcdstore", "protoedge"}},
 		{"etcd and edge", Wiring{APIServer: m + "/solutions/04-apiserver", Etcd: true, Edge: true},
 			[]string{`"` + m + `/harness/storage/etcdstore"`, "OpenEtcd:      etcdstore.Open", `"` + m + `/harness/protoedge"`, "Edge:          protoedge.Wrap"},
-			[]string{"admission", "Pipeline"}},
+			[]string{"admission", "Pipeline", "scheduler", "framework"}},
 		{"pipeline", Wiring{APIServer: m + "/exercises/04-apiserver", Pipeline: m + "/exercises/05-admission"},
 			[]string{`admission "` + m + `/exercises/05-admission"`, "Pipeline:      admission.New", `PipelineFrom:  "exercises/05-admission"`},
 			[]string{"etcdstore", "protoedge"}},
+		{"scheduler", Wiring{APIServer: m + "/solutions/04-apiserver", Scheduler: m + "/solutions/06-scheduler"},
+			[]string{`scheduler "` + m + `/solutions/06-scheduler"`, `"` + m + `/harness/client"`, `"` + m + `/harness/framework"`,
+				"Scheduler:     func(c client.Interface) cluster.Component { return scheduler.New(c, framework.Options{}) },", `SchedulerFrom: "solutions/06-scheduler"`},
+			[]string{"admission", "Pipeline"}},
 	} {
 		src, err := tc.w.Source()
 		if err != nil {
