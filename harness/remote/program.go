@@ -558,6 +558,12 @@ func (ep *endpoint) call(ctx context.Context, method string, args, reply any, ti
 // error, so every failure is a panic, as the suite expects of a function
 // that cannot return one.
 func (p *Program) pure(method string, args, reply any) {
+	p.pureProc(method, args, reply)
+}
+
+// pureProc is pure, and returns the program that answered (where a
+// handle the call made lives).
+func (p *Program) pureProc(method string, args, reply any) *proc {
 	pr, err := p.proc()
 	if err != nil {
 		repanic(err.Error())
@@ -569,4 +575,5 @@ func (p *Program) pure(method string, args, reply any) {
 		}
 		repanic(err.Error())
 	}
+	return pr
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"sync"
 	"time"
@@ -148,46 +149,10 @@ func serveWatch(c *serverCall, a storeArgs, s storage.Store) *frame {
 	if err := c.conn.write(&frame{Started: true}); err != nil {
 		return &frame{End: true}
 	}
-	credit := watchWindow
-	in := c.in
-	var pending []storage.Event
-	events := w.Events()
-	sendOK := true
-	for {
-		if len(pending) > 0 && credit > 0 && sendOK {
-			n := min(len(pending), credit, creditEvery*2)
-			if err := c.conn.write(&frame{Events: pending[:n]}); err != nil {
-				sendOK = false
-			}
-			pending = pending[n:]
-			credit -= n
-			continue
-		}
-		evCh := events
-		if len(pending) > credit && sendOK {
-			evCh = nil // wait for credit before taking more
-		}
-		select {
-		case e, ok := <-evCh:
-			if !ok {
-				if sendOK && len(pending) > 0 {
-					_ = c.conn.write(&frame{Events: pending})
-				}
-				return &frame{End: true, Err: toWire(w.Err())}
-			}
-			if sendOK {
-				pending = append(pending, e)
-			}
-		case f, ok := <-in:
-			if !ok {
-				in = nil
-				sendOK = false
-				pending = nil
-				continue
-			}
-			credit += max(f.Credit, 0)
-		}
-	}
+	pumpEvents(c, w.Events(), func(evs []storage.Event) error {
+		return c.conn.write(&frame{Events: evs})
+	})
+	return &frame{End: true, Err: toWire(w.Err())}
 }
 
 // frameWriter sends what is written as Data frames.
@@ -528,12 +493,14 @@ loop:
 }
 
 // backServer serves the grader's stores to the learner's program (the
-// apiserver's store is the grader's, so that the suite controls it).
+// apiserver's store is the grader's, so that the suite controls it), and
+// the grader's clients (the client protocol, client.go).
 type backServer struct {
-	dir  string
-	path string
-	l    net.Listener
-	reg  *stores
+	dir     string
+	path    string
+	l       net.Listener
+	reg     *stores
+	clients *clients
 }
 
 func newBackServer() (*backServer, error) {
@@ -547,8 +514,10 @@ func newBackServer() (*backServer, error) {
 		removeSocketDir(dir)
 		return nil, fmt.Errorf("remote: %w", err)
 	}
-	b := &backServer{dir: dir, path: path, l: l, reg: &stores{}}
-	go serve(l, storeMethods(b.reg))
+	b := &backServer{dir: dir, path: path, l: l, reg: &stores{}, clients: &clients{}}
+	methods := storeMethods(b.reg)
+	maps.Copy(methods, clientMethods(b.clients))
+	go serve(l, methods)
 	return b, nil
 }
 

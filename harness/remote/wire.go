@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/framework"
 	"github.com/kubekata/kubekata/harness/selector"
 	"github.com/kubekata/kubekata/harness/storage"
 	"github.com/kubekata/kubekata/harness/suite"
@@ -80,12 +82,16 @@ func (p *Panic) String() string {
 const goexitMessage = "the implementation called runtime.Goexit"
 
 // wireError is an error crossing the boundary: its text, the sentinels
-// it wraps (by name, so errors.Is still works on the other side) and a
-// *selector.ParseError it carries.
+// it wraps (by name, so errors.Is still works on the other side), a
+// *selector.ParseError and an apiserver's *api.Status it carries (so that
+// client.IsNotFound, IsConflict, ... still work) and a scheduler's
+// *framework.FitError (errors.As finds it, with all its fields).
 type wireError struct {
-	Msg   string               `json:"msg"`
-	Is    []string             `json:"is,omitempty"`
-	Parse *selector.ParseError `json:"parse,omitempty"`
+	Msg    string               `json:"msg"`
+	Is     []string             `json:"is,omitempty"`
+	Parse  *selector.ParseError `json:"parse,omitempty"`
+	Status *api.Status          `json:"status,omitempty"`
+	Fit    *framework.FitError  `json:"fit,omitempty"`
 }
 
 // sentinels are the errors whose identity crosses the boundary.
@@ -120,6 +126,14 @@ func toWire(err error) *wireError {
 	if errors.As(err, &pe) && pe != nil {
 		w.Parse = pe
 	}
+	var st *api.Status
+	if errors.As(err, &st) && st != nil {
+		w.Status = st
+	}
+	var fe *framework.FitError
+	if errors.As(err, &fe) && fe != nil {
+		w.Fit = fe
+	}
 	return w
 }
 
@@ -139,6 +153,17 @@ func fromWire(w *wireError) error {
 	if w.Parse != nil && len(w.Is) == 0 && w.Parse.Error() == w.Msg {
 		return w.Parse
 	}
+	if w.Status != nil && w.Parse == nil && w.Fit == nil && len(w.Is) == 0 && w.Status.Error() == w.Msg {
+		return w.Status
+	}
+	if w.Fit != nil && w.Parse == nil && w.Status == nil && len(w.Is) == 0 && w.Fit.Error() == w.Msg {
+		return w.Fit
+	}
+	if len(w.Is) == 1 && w.Parse == nil && w.Status == nil && w.Fit == nil {
+		if s, ok := sentinels[w.Is[0]]; ok && s.Error() == w.Msg {
+			return s // the sentinel itself: err == context.Canceled holds too
+		}
+	}
 	e := &remoteError{msg: w.Msg}
 	for _, name := range w.Is {
 		if s, ok := sentinels[name]; ok {
@@ -147,6 +172,12 @@ func fromWire(w *wireError) error {
 	}
 	if w.Parse != nil {
 		e.errs = append(e.errs, w.Parse)
+	}
+	if w.Status != nil {
+		e.errs = append(e.errs, w.Status)
+	}
+	if w.Fit != nil {
+		e.errs = append(e.errs, w.Fit)
 	}
 	return e
 }

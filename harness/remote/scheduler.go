@@ -1,0 +1,433 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/client"
+	"github.com/kubekata/kubekata/harness/framework"
+	"github.com/kubekata/kubekata/harness/schedulertest"
+)
+
+// Exercise 06's contract crosses the boundary in three parts:
+//
+//   - NewNodeInfo, Filter, Score and Schedule are pure calls: their
+//     arguments and results cross as JSON (a nil *Status, a nil pointer, a
+//     nil or empty Pods stay what they were), and Schedule's
+//     *framework.FitError comes back as a *framework.FitError with all its
+//     fields (errors.As finds it when the error wraps it).
+//   - NewQueue makes a handle: the queue lives in the program, and each
+//     of its methods is a pure call there. The handle is freed when the
+//     grader's queue is garbage (runtime.AddCleanup), and with the program
+//     at the end of the grader's test.
+//   - New makes a handle too, over the grader's client reached back
+//     through the client protocol (client.go). Run is a call that stays
+//     open while the grader's ctx lives: its end ends the learner's ctx in
+//     the program, and Run's return value comes back.
+
+// The arguments and answers of exercise 06's methods.
+type (
+	nodeInfoArgs struct {
+		Node *api.Node `json:"node"`
+		Pods []*api.Pod `json:"pods"` // no omitempty: nil and empty stay apart
+	}
+	filterArgs struct {
+		Pod  *api.Pod            `json:"pod"`
+		Node *framework.NodeInfo `json:"node"`
+	}
+	scoreArgs struct {
+		Pod   *api.Pod              `json:"pod"`
+		Nodes []*framework.NodeInfo `json:"nodes"`
+	}
+	scheduleArgs struct {
+		Pod   *api.Pod                  `json:"pod"`
+		Nodes []*framework.NodeInfo     `json:"nodes"`
+		Opts  framework.ScheduleOptions `json:"opts"`
+	}
+	scheduleResult struct {
+		Result framework.ScheduleResult `json:"result"`
+		Err    *wireError               `json:"err,omitempty"`
+	}
+	queueArgs struct {
+		ID    int64                   `json:"id"`
+		Pod   *api.Pod                `json:"pod,omitempty"`
+		Info  framework.QueuedPodInfo `json:"info,omitzero"`
+		Cycle int64                   `json:"cycle,omitempty"`
+		Event framework.ClusterEvent  `json:"event,omitempty"`
+		Now   time.Time               `json:"now,omitzero"`
+	}
+	popResult struct {
+		Info framework.QueuedPodInfo `json:"info"`
+		OK   bool                    `json:"ok"`
+	}
+	lenResult struct {
+		Active, Backoff, Unschedulable int
+	}
+	schedulerArgs struct {
+		ID     int64             `json:"id,omitempty"`
+		Client clientRef         `json:"client,omitzero"`
+		Opts   framework.Options `json:"opts,omitzero"`
+	}
+)
+
+// schedulerProgram is what one run of the learner's program keeps of
+// exercise 06: its queues and schedulers, by handle.
+type schedulerProgram struct {
+	impl  schedulertest.Impl
+	backs backClients
+
+	mu         sync.Mutex
+	next       int64
+	queues     map[int64]framework.Queue
+	schedulers map[int64]framework.Scheduler
+}
+
+func (sp *schedulerProgram) addQueue(q framework.Queue) int64 {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	sp.next++
+	sp.queues[sp.next] = q
+	return sp.next
+}
+
+func (sp *schedulerProgram) addScheduler(s framework.Scheduler) int64 {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	sp.next++
+	sp.schedulers[sp.next] = s
+	return sp.next
+}
+
+func (sp *schedulerProgram) queue(id int64) (framework.Queue, error) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	q, ok := sp.queues[id]
+	if !ok {
+		return nil, fmt.Errorf("remote: no queue %d in this program", id)
+	}
+	return q, nil
+}
+
+func (sp *schedulerProgram) scheduler(id int64) (framework.Scheduler, error) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	s, ok := sp.schedulers[id]
+	if !ok {
+		return nil, fmt.Errorf("remote: no scheduler %d in this program", id)
+	}
+	return s, nil
+}
+
+// handles counts the handles the program holds (for the tests).
+func (sp *schedulerProgram) handles() (queues, schedulers int) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return len(sp.queues), len(sp.schedulers)
+}
+
+// SchedulerService serves exercise 06's contract, impl: the four pure
+// functions, queues, and schedulers over the grader's clients.
+func SchedulerService(impl schedulertest.Impl) Service {
+	return newSchedulerProgram(impl).service()
+}
+
+func newSchedulerProgram(impl schedulertest.Impl) *schedulerProgram {
+	return &schedulerProgram{impl: impl, queues: map[int64]framework.Queue{}, schedulers: map[int64]framework.Scheduler{}}
+}
+
+func (sp *schedulerProgram) service() Service {
+	impl := sp.impl
+	onQueue := func(fn func(c *serverCall, a queueArgs, q framework.Queue) *frame) method {
+		return func(c *serverCall) *frame {
+			var a queueArgs
+			if f := c.decode(&a); f != nil {
+				return f
+			}
+			q, err := sp.queue(a.ID)
+			if err != nil {
+				return &frame{Err: toWire(err)}
+			}
+			return fn(c, a, q)
+		}
+	}
+	return Service{exercise: "06-scheduler", methods: map[string]method{
+		"scheduler.NewNodeInfo": func(c *serverCall) *frame {
+			var a nodeInfoArgs
+			if f := c.decode(&a); f != nil {
+				return f
+			}
+			return resultFrame(impl.NewNodeInfo(a.Node, a.Pods...), nil)
+		},
+		"scheduler.Filter": func(c *serverCall) *frame {
+			var a filterArgs
+			if f := c.decode(&a); f != nil {
+				return f
+			}
+			return resultFrame(impl.Filter(a.Pod, a.Node), nil)
+		},
+		"scheduler.Score": func(c *serverCall) *frame {
+			var a scoreArgs
+			if f := c.decode(&a); f != nil {
+				return f
+			}
+			return resultFrame(impl.Score(a.Pod, a.Nodes), nil)
+		},
+		"scheduler.Schedule": func(c *serverCall) *frame {
+			var a scheduleArgs
+			if f := c.decode(&a); f != nil {
+				return f
+			}
+			res, err := impl.Schedule(a.Pod, a.Nodes, a.Opts)
+			return resultFrame(scheduleResult{Result: res, Err: toWire(err)}, nil)
+		},
+		"scheduler.NewQueue": func(c *serverCall) *frame {
+			q := impl.NewQueue()
+			if q == nil {
+				return resultFrame(int64(0), nil)
+			}
+			return resultFrame(sp.addQueue(q), nil)
+		},
+		"queue.Add": onQueue(func(c *serverCall, a queueArgs, q framework.Queue) *frame {
+			q.Add(a.Pod, a.Now)
+			return resultFrame(nil, nil)
+		}),
+		"queue.Update": onQueue(func(c *serverCall, a queueArgs, q framework.Queue) *frame {
+			q.Update(a.Pod, a.Now)
+			return resultFrame(nil, nil)
+		}),
+		"queue.Delete": onQueue(func(c *serverCall, a queueArgs, q framework.Queue) *frame {
+			q.Delete(a.Pod)
+			return resultFrame(nil, nil)
+		}),
+		"queue.Pop": onQueue(func(c *serverCall, a queueArgs, q framework.Queue) *frame {
+			info, ok := q.Pop(a.Now)
+			return resultFrame(popResult{Info: info, OK: ok}, nil)
+		}),
+		"queue.SchedulingCycle": onQueue(func(c *serverCall, a queueArgs, q framework.Queue) *frame {
+			return resultFrame(q.SchedulingCycle(), nil)
+		}),
+		"queue.AddUnschedulable": onQueue(func(c *serverCall, a queueArgs, q framework.Queue) *frame {
+			q.AddUnschedulable(a.Info, a.Cycle, a.Now)
+			return resultFrame(nil, nil)
+		}),
+		"queue.MoveAll": onQueue(func(c *serverCall, a queueArgs, q framework.Queue) *frame {
+			q.MoveAll(a.Event, a.Now)
+			return resultFrame(nil, nil)
+		}),
+		"queue.Len": onQueue(func(c *serverCall, a queueArgs, q framework.Queue) *frame {
+			var out lenResult
+			out.Active, out.Backoff, out.Unschedulable = q.Len()
+			return resultFrame(out, nil)
+		}),
+		"queue.Free": func(c *serverCall) *frame {
+			var a queueArgs
+			if f := c.decode(&a); f != nil {
+				return f
+			}
+			sp.mu.Lock()
+			delete(sp.queues, a.ID)
+			sp.mu.Unlock()
+			return resultFrame(nil, nil)
+		},
+		"scheduler.New": func(c *serverCall) *frame {
+			var a schedulerArgs
+			if f := c.decode(&a); f != nil {
+				return f
+			}
+			s := impl.New(sp.backs.reachBack(a.Client), a.Opts)
+			if s == nil {
+				return resultFrame(int64(0), nil)
+			}
+			return resultFrame(sp.addScheduler(s), nil)
+		},
+		"scheduler.Run": func(c *serverCall) *frame {
+			var a schedulerArgs
+			if f := c.decode(&a); f != nil {
+				return f
+			}
+			s, err := sp.scheduler(a.ID)
+			if err != nil {
+				return &frame{Err: toWire(err)}
+			}
+			return resultFrame(errResult{Err: toWire(s.Run(c.ctx))}, nil)
+		},
+		"scheduler.Free": func(c *serverCall) *frame {
+			var a schedulerArgs
+			if f := c.decode(&a); f != nil {
+				return f
+			}
+			sp.mu.Lock()
+			delete(sp.schedulers, a.ID)
+			sp.mu.Unlock()
+			return resultFrame(nil, nil)
+		},
+	}}
+}
+
+// The grader's side.
+
+// Scheduler is a schedulertest.Impl whose functions call the program's:
+// the four pure functions as pure calls, and queues and schedulers as
+// handles in the program that runs when they are made.
+func Scheduler(p *Program) schedulertest.Impl {
+	return schedulertest.Impl{
+		NewNodeInfo: func(node *api.Node, pods ...*api.Pod) *framework.NodeInfo {
+			var out *framework.NodeInfo
+			p.pure("scheduler.NewNodeInfo", nodeInfoArgs{Node: node, Pods: pods}, &out)
+			return out
+		},
+		Filter: func(pod *api.Pod, node *framework.NodeInfo) *framework.Status {
+			var out *framework.Status
+			p.pure("scheduler.Filter", filterArgs{Pod: pod, Node: node}, &out)
+			return out
+		},
+		Score: func(pod *api.Pod, nodes []*framework.NodeInfo) []framework.NodePluginScores {
+			var out []framework.NodePluginScores
+			p.pure("scheduler.Score", scoreArgs{Pod: pod, Nodes: nodes}, &out)
+			return out
+		},
+		Schedule: func(pod *api.Pod, nodes []*framework.NodeInfo, opts framework.ScheduleOptions) (framework.ScheduleResult, error) {
+			var out scheduleResult
+			p.pure("scheduler.Schedule", scheduleArgs{Pod: pod, Nodes: nodes, Opts: opts}, &out)
+			return out.Result, fromWire(out.Err)
+		},
+		NewQueue: func() framework.Queue {
+			var id int64
+			pr := p.pureProc("scheduler.NewQueue", struct{}{}, &id)
+			if id == 0 {
+				return nil
+			}
+			q := &remoteQueue{p: p, pr: pr, id: id}
+			runtime.AddCleanup(q, func(h handle) { h.free("queue.Free", queueArgs{ID: h.id}) }, handle{p: p, pr: pr, id: id})
+			return q
+		},
+		New: func(c client.Interface, opts framework.Options) framework.Scheduler {
+			ref, err := p.shareClient(c)
+			if err != nil {
+				repanic(err.Error())
+			}
+			var id int64
+			pr := func() *proc {
+				defer func() {
+					if id == 0 {
+						p.unshareClient(ref) // New failed or made no scheduler
+					}
+				}()
+				return p.pureProc("scheduler.New", schedulerArgs{Client: ref, Opts: opts}, &id)
+			}()
+			if id == 0 {
+				return nil
+			}
+			s := &remoteScheduler{pr: pr, id: id}
+			runtime.AddCleanup(s, func(h handle) {
+				h.free("scheduler.Free", schedulerArgs{ID: h.id})
+				h.p.unshareClient(h.client)
+			}, handle{p: p, pr: pr, id: id, client: ref})
+			return s
+		},
+	}
+}
+
+// handle is what the grader keeps to free a handle in the program once
+// its client object is garbage.
+type handle struct {
+	p      *Program
+	pr     *proc
+	id     int64
+	client clientRef
+}
+
+// free tells the program that made the handle to forget it, unless that
+// program ended already (then it is gone with it). It never starts a
+// program and never blocks the runtime's cleanups.
+func (h handle) free(method string, args any) {
+	select {
+	case <-h.pr.exited:
+		return
+	default:
+	}
+	go func() {
+		var out any
+		_ = h.pr.endpoint().call(context.Background(), method, args, &out, h.p.callTimeout())
+	}()
+}
+
+// remoteQueue is a queue in the program: each method a pure call.
+type remoteQueue struct {
+	p  *Program
+	pr *proc
+	id int64
+}
+
+var _ framework.Queue = (*remoteQueue)(nil)
+
+func (q *remoteQueue) call(method string, a queueArgs, reply any) {
+	a.ID = q.id
+	if err := q.pr.endpoint().call(context.Background(), method, a, reply, q.p.callTimeout()); err != nil {
+		var ce *callError
+		if errors.As(err, &ce) {
+			repanic(ce.msg)
+		}
+		repanic(err.Error())
+	}
+}
+
+func (q *remoteQueue) Add(pod *api.Pod, now time.Time) {
+	q.call("queue.Add", queueArgs{Pod: pod, Now: now}, &struct{}{})
+}
+
+func (q *remoteQueue) Update(pod *api.Pod, now time.Time) {
+	q.call("queue.Update", queueArgs{Pod: pod, Now: now}, &struct{}{})
+}
+
+func (q *remoteQueue) Delete(pod *api.Pod) {
+	q.call("queue.Delete", queueArgs{Pod: pod}, &struct{}{})
+}
+
+func (q *remoteQueue) Pop(now time.Time) (framework.QueuedPodInfo, bool) {
+	var out popResult
+	q.call("queue.Pop", queueArgs{Now: now}, &out)
+	return out.Info, out.OK
+}
+
+func (q *remoteQueue) SchedulingCycle() int64 {
+	var out int64
+	q.call("queue.SchedulingCycle", queueArgs{}, &out)
+	return out
+}
+
+func (q *remoteQueue) AddUnschedulable(info framework.QueuedPodInfo, cycle int64, now time.Time) {
+	q.call("queue.AddUnschedulable", queueArgs{Info: info, Cycle: cycle, Now: now}, &struct{}{})
+}
+
+func (q *remoteQueue) MoveAll(event framework.ClusterEvent, now time.Time) {
+	q.call("queue.MoveAll", queueArgs{Event: event, Now: now}, &struct{}{})
+}
+
+func (q *remoteQueue) Len() (active, backoff, unschedulable int) {
+	var out lenResult
+	q.call("queue.Len", queueArgs{}, &out)
+	return out.Active, out.Backoff, out.Unschedulable
+}
+
+// remoteScheduler is a scheduler New made in the program.
+type remoteScheduler struct {
+	pr *proc
+	id int64
+}
+
+// Run runs the scheduler in the program until ctx ends: the call stays
+// open meanwhile, and its end ends the learner's ctx there. A scheduler
+// still running hangGrace after ctx ended is killed with its program.
+func (s *remoteScheduler) Run(ctx context.Context) error {
+	var out errResult
+	if err := s.pr.endpoint().call(ctx, "scheduler.Run", schedulerArgs{ID: s.id}, &out, 0); err != nil {
+		return err
+	}
+	return fromWire(out.Err)
+}
