@@ -186,7 +186,7 @@ type (
 		Items           []json.RawMessage `json:"items"`
 	}
 	listResult struct {
-		List *wireList `json:"list,omitempty"`
+		List *wireList  `json:"list,omitempty"`
 		Err  *wireError `json:"err,omitempty"`
 	}
 	// wireEvent is a client.Event; its object is of the kind watched.

@@ -33,7 +33,7 @@ import (
 // The arguments and answers of exercise 06's methods.
 type (
 	nodeInfoArgs struct {
-		Node *api.Node `json:"node"`
+		Node *api.Node  `json:"node"`
 		Pods []*api.Pod `json:"pods"` // no omitempty: nil and empty stay apart
 	}
 	filterArgs struct {
