@@ -39,9 +39,10 @@
 //  5. Waiting without sleeps: wait-for RESOURCE/NS/NAME TEMPLATE=VALUE lists
 //     then watches the object from the list's resourceVersion, lists again
 //     after a doubling back-off when the watch ends, and at its deadline
-//     says what it saw last. watch-start NAME RESOURCE[/NS] records a
-//     watch's events from now on; watch-expect NAME TYPE OBJECT waits for
-//     one and prints its object.
+//     says what it saw last. watch-start NAME [-l SEL] [--field-selector
+//     SEL] RESOURCE[/NS] records a watch's events from now on;
+//     watch-expect NAME TYPE OBJECT waits for one (OBJECT a name, or a
+//     glob such as web.* for a pod's Events) and prints its object.
 //  6. Backup: snapshot-save FILE (from the running cluster, through the
 //     program's admin endpoint) and snapshot-restore FILE (into the data
 //     directory of a stopped cluster).

@@ -225,7 +225,7 @@ func TestRecorderExpect(t *testing.T) {
 		t.Fatal(err)
 	}
 	coll, _ := parseRef("pods/default")
-	rc, err := k.startWatch(coll, "")
+	rc, err := k.startWatch(coll, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,6 +251,46 @@ func TestRecorderExpect(t *testing.T) {
 	defer cancel2()
 	if _, err := rc.expect(short2, "MODIFIED", "web"); err == nil {
 		t.Errorf("expect(MODIFIED web) a second time = nil error, want none left")
+	}
+}
+
+// A field selector narrows what watch-start records, and watch-expect
+// takes a glob for the object's name (an Event's name ends in a
+// timestamp the scenario cannot know).
+func TestRecorderFieldSelectorAndGlob(t *testing.T) {
+	k := newKube(t)
+	ctx := ctxT(t)
+	coll, _ := parseRef("configmaps/default")
+	rc, err := k.startWatch(coll, "", "metadata.name!=other.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.stop()
+	for _, name := range []string{"other.1", "other.2", "web.17c9a1b2c3d4e5f6"} {
+		cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n"
+		if _, err := k.apply(ctx, mustManifests(t, cm)[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev, err := rc.expect(ctx, "ADDED", "web.*")
+	if err != nil || ev.name() != "web.17c9a1b2c3d4e5f6" {
+		t.Fatalf("expect(ADDED web.*) = %v, %v; want web.17c9a1b2c3d4e5f6", ev.name(), err)
+	}
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if _, err := rc.expect(short, "ADDED", "other.1"); err == nil || !strings.Contains(err.Error(), "ADDED other.2") {
+		t.Errorf("expect(ADDED other.1) past the field selector metadata.name!=other.1 = %v, want none, and other.2 among what the watch saw", err)
+	}
+	for _, tc := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"web", "web", true}, {"web", "web2", false}, {"web.*", "web.17c9", true},
+		{"web.*", "webx.17c9", false}, {"web.*", "web", false}, {"[", "[", true},
+	} {
+		if got := matchName(tc.pattern, tc.name); got != tc.want {
+			t.Errorf("matchName(%q, %q) = %v, want %v", tc.pattern, tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -224,9 +224,9 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"delete": cmdDelete,
 		// wait-for RESOURCE[/NS]/NAME TEMPLATE=VALUE [--timeout D] waits for a field.
 		"wait-for": cmdWaitFor,
-		// watch-start NAME [-l SELECTOR] RESOURCE[/NS] records a watch's events.
+		// watch-start NAME [-l SELECTOR] [--field-selector SELECTOR] RESOURCE[/NS] records a watch's events.
 		"watch-start": cmdWatchStart,
-		// watch-expect NAME TYPE OBJECT [--timeout D] waits for an event.
+		// watch-expect NAME TYPE OBJECT [--timeout D] waits for an event (OBJECT: a name or a glob).
 		"watch-expect": cmdWatchExpect,
 		// snapshot-save FILE backs up the running cluster's store.
 		"snapshot-save": cmdSnapshotSave,
@@ -537,12 +537,14 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// watch-start NAME [-l SELECTOR] RESOURCE[/NS] starts watching a
-// collection from now on, recording its events under NAME. It returns
-// once the server has answered the watch: a refused one (! watch-start)
-// prints the server's error.
+// watch-start NAME [-l SELECTOR] [--field-selector SELECTOR] RESOURCE[/NS]
+// starts watching a collection from now on, recording its events under
+// NAME; the selectors narrow it as kubectl's -l and --field-selector do
+// (involvedObject.name=web,reason=Scheduled for a pod's Events). It
+// returns once the server has answered the watch: a refused one
+// (! watch-start) prints the server's error.
 func cmdWatchStart(ts *testscript.TestScript, neg bool, args []string) {
-	const usage = "usage: watch-start NAME [-l SELECTOR] RESOURCE[/NS]"
+	const usage = "usage: watch-start NAME [-l SELECTOR] [--field-selector SELECTOR] RESOURCE[/NS]"
 	if len(args) < 2 {
 		ts.Fatalf("%s", usage)
 	}
@@ -550,6 +552,7 @@ func cmdWatchStart(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flag.NewFlagSet("watch-start", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	selector := fs.String("l", "", "label selector")
+	fields := fs.String("field-selector", "", "field selector")
 	if fs.Parse(args[1:]) != nil || fs.NArg() != 1 {
 		ts.Fatalf("%s", usage)
 	}
@@ -563,7 +566,7 @@ func cmdWatchStart(ts *testscript.TestScript, neg bool, args []string) {
 	if st.watches[name] != nil {
 		ts.Fatalf("watch-start: a watch named %s is already running", name)
 	}
-	rc, err := k.startWatch(r, *selector)
+	rc, err := k.startWatch(r, *selector, *fields)
 	if err != nil || neg {
 		if rc != nil {
 			rc.stop()
@@ -580,8 +583,9 @@ func cmdWatchStart(ts *testscript.TestScript, neg bool, args []string) {
 
 // watch-expect NAME TYPE OBJECT [--timeout D] waits until the watch NAME
 // delivers an event of TYPE (ADDED, MODIFIED, DELETED) for the object
-// named OBJECT, after the events earlier watch-expects consumed, and
-// prints the event's object as JSON.
+// named OBJECT (or whose name matches the glob OBJECT, 'web.*'), after
+// the events earlier watch-expects consumed, and prints the event's
+// object as JSON.
 func cmdWatchExpect(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "watch-expect")
 	const usage = "usage: watch-expect NAME TYPE OBJECT [--timeout D]"

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"path"
 	"sync"
 	"time"
 )
@@ -242,7 +243,7 @@ func (rc *recorder) expect(ctx context.Context, typ, name string) (watchEvent, e
 	for {
 		rc.mu.Lock()
 		for i := rc.next; i < len(rc.events); i++ {
-			if ev := rc.events[i]; ev.Type == typ && ev.name() == name {
+			if ev := rc.events[i]; ev.Type == typ && matchName(name, ev.name()) {
 				rc.next = i + 1
 				rc.mu.Unlock()
 				return ev, nil
@@ -260,6 +261,15 @@ func (rc *recorder) expect(ctx context.Context, typ, name string) (watchEvent, e
 			return watchEvent{}, fmt.Errorf("no %s event for %q; the watch saw: %s", typ, name, seen)
 		}
 	}
+}
+
+// matchName says whether an object's name matches pattern: the name
+// itself, or a glob (path.Match: web.* for the Events of pod web, whose
+// names end in a timestamp). Object names never hold *, ? or [, so an
+// exact name is matched as itself.
+func matchName(pattern, name string) bool {
+	ok, err := path.Match(pattern, name)
+	return pattern == name || (err == nil && ok)
 }
 
 // summary lists the events seen so far; rc.mu is held.
@@ -281,13 +291,17 @@ func (rc *recorder) summary() string {
 	return s
 }
 
-// startWatch lists r (with selector) and starts recording the changes
-// after the list into a new recorder; it returns once the list is done,
-// so that every later change is recorded.
-func (k *kube) startWatch(r ref, selector string) (*recorder, error) {
+// startWatch lists r (with a label and a field selector, each optional)
+// and starts recording the changes after the list into a new recorder;
+// it returns once the list is done, so that every later change is
+// recorded.
+func (k *kube) startWatch(r ref, labels, fields string) (*recorder, error) {
 	q := url.Values{}
-	if selector != "" {
-		q.Set("labelSelector", selector)
+	if labels != "" {
+		q.Set("labelSelector", labels)
+	}
+	if fields != "" {
+		q.Set("fieldSelector", fields)
 	}
 	lctx, lcancel := context.WithTimeout(context.Background(), requestTimeout)
 	_, rv, err := k.list(lctx, r, q)
