@@ -1,0 +1,20 @@
+package scheduler
+
+import "github.com/kubekata/kubekata/harness/framework"
+
+// nodeName keeps a pod that names its node off every other node
+// (pkg/scheduler/framework/plugins/nodename/node_name.go).
+type nodeName struct{}
+
+var _ filterPlugin = nodeName{}
+
+const errReasonNodeName = "node(s) didn't match the requested node name"
+
+func (nodeName) Name() string { return "NodeName" }
+
+func (nodeName) Filter(p *cyclePod, n *framework.NodeInfo) *framework.Status {
+	if want := p.pod.Spec.NodeName; want == "" || want == n.Node.Name {
+		return nil
+	}
+	return framework.NewStatus(framework.UnschedulableAndUnresolvable, errReasonNodeName)
+}
