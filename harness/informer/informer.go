@@ -223,7 +223,11 @@ func (inf *Informer) AddIndex(name string, fn func(api.Object) []string) error {
 func (inf *Informer) ByIndex(name, value string) []api.Object {
 	inf.mu.RLock()
 	defer inf.mu.RUnlock()
-	set := inf.indices[name][value]
+	idx, ok := inf.indices[name]
+	if !ok {
+		return nil
+	}
+	set := idx[value]
 	keys := make([]string, 0, len(set))
 	for k := range set {
 		keys = append(keys, k)
