@@ -278,7 +278,7 @@ func taintToleration(t *suite.T, impl Impl) {
 		{what: "a taint without a value shows an empty value in the reason",
 			pod: tolerating(), node: tainted(taint("maintenance", "", noSchedule)), want: no("maintenance", "")},
 		{what: "the first untolerated NoSchedule or NoExecute taint in the node's order is the reason",
-			pod: tolerating(tolerate("a", exists, "", noSchedule)),
+			pod:  tolerating(tolerate("a", exists, "", noSchedule)),
 			node: tainted(taint("a", "1", noSchedule), taint("b", "2", prefer), taint("c", "3", noExecute), taint("d", "4", noSchedule)),
 			want: no("c", "3")},
 		{what: "an empty key with Exists and effect NoSchedule tolerates NoSchedule taints only",
