@@ -7,7 +7,9 @@
 // A Recorder
 //
 //  1. builds one Event per call: name "<involved name>.<unix nanos in
-//     hex>" (makeEvent), namespace the involved object's, or "default"
+//     hex>" (makeEvent; the nanos kept strictly increasing within a
+//     Recorder, so that a fake clock that does not move never makes two
+//     names collide), namespace the involved object's, or "default"
 //     for a cluster-scoped one; involvedObject with the kind and
 //     apiVersion of the object's registered kind, its namespace, name,
 //     uid and resourceVersion; type, reason, action and message as given;

@@ -68,6 +68,9 @@ type Recorder struct {
 	once     sync.Once
 	dropped  atomic.Int64
 	written  atomic.Int64
+
+	nameMu    sync.Mutex
+	lastNanos int64 // the suffix of the last event's name
 }
 
 // NewRecorder returns a Recorder that reports as component (the
@@ -175,6 +178,13 @@ func (r *Recorder) makeEvent(obj api.Object, eventType, reason, action, message 
 		return nil, err
 	}
 	now := r.clock.Now()
+	// The name's suffix is the clock's unix nanos, as upstream; kept
+	// strictly increasing within a recorder so that two events in the
+	// same nanosecond (a fake clock that did not move) do not collide.
+	r.nameMu.Lock()
+	nanos := max(now.UnixNano(), r.lastNanos+1)
+	r.lastNanos = nanos
+	r.nameMu.Unlock()
 	namespace := ref.Namespace
 	if namespace == "" {
 		namespace = "default"
@@ -182,7 +192,7 @@ func (r *Recorder) makeEvent(obj api.Object, eventType, reason, action, message 
 	return &api.Event{
 		TypeMeta: api.TypeMeta{Kind: "Event", APIVersion: "v1"},
 		ObjectMeta: api.ObjectMeta{
-			Name:      fmt.Sprintf("%v.%x", ref.Name, now.UnixNano()),
+			Name:      fmt.Sprintf("%v.%x", ref.Name, nanos),
 			Namespace: namespace,
 		},
 		InvolvedObject:      ref,
