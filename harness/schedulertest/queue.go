@@ -21,7 +21,7 @@ import (
 // show times as offsets from it ("t0+1.5s").
 var queueBase = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-func at(d time.Duration) time.Time { return queueBase.Add(d) }
+func queueAt(d time.Duration) time.Time { return queueBase.Add(d) }
 
 func showTime(tm time.Time) string {
 	if tm.IsZero() {
@@ -43,11 +43,11 @@ func queuePod(name string, priority *int32) *api.Pod {
 	}
 }
 
-func prio(p int32) *int32 { return &p }
+func queuePriority(p int32) *int32 { return &p }
 
 // withLabel is a copy of pod with one more label: the same pod, changed
 // (its spec and metadata, not only its status).
-func withLabel(pod *api.Pod, key, value string) *api.Pod {
+func relabeled(pod *api.Pod, key, value string) *api.Pod {
 	c := api.DeepCopy(pod)
 	if c.Labels == nil {
 		c.Labels = map[string]string{}
@@ -193,24 +193,24 @@ func queueOrderAndBackoff(t *suite.T, impl Impl) {
 	// higher spec.priority first (nil is 0), then the older Timestamp.
 	d := newQueueDriver(t, impl)
 	d.lenIs(0, 0, 0, "NewQueue()")
-	d.popNone(at(0), "a new queue is empty")
+	d.popNone(queueAt(0), "a new queue is empty")
 	d.cycleIs(0, "Pop on an empty queue")
-	low := queuePod("low", prio(-1))
+	low := queuePod("low", queuePriority(-1))
 	old := queuePod("old", nil)
-	young := queuePod("young", prio(0))
-	high := queuePod("high", prio(10))
-	d.add(low, at(0))
-	d.add(old, at(1*time.Second))
-	d.add(young, at(2*time.Second))
-	d.add(high, at(3*time.Second))
+	young := queuePod("young", queuePriority(0))
+	high := queuePod("high", queuePriority(10))
+	d.add(low, queueAt(0))
+	d.add(old, queueAt(1*time.Second))
+	d.add(young, queueAt(2*time.Second))
+	d.add(high, queueAt(3*time.Second))
 	d.lenIs(4, 0, 0, "Add of low, old, young and high")
 	// Adding a queued pod again updates it: still one entry.
-	young2 := withLabel(young, "version", "2")
-	d.add(young2, at(4*time.Second))
+	young2 := relabeled(young, "version", "2")
+	d.add(young2, queueAt(4*time.Second))
 	d.lenIs(4, 0, 0, "a second Add of young (a pod already queued is updated, not queued twice)")
-	popAt := at(5 * time.Second)
+	popAt := queueAt(5 * time.Second)
 	info := d.pop(popAt, high, "priority 10 goes before priority 0 and -1, however much older they are")
-	d.infoIs(info, 1, at(3*time.Second), popAt)
+	d.infoIs(info, 1, queueAt(3*time.Second), popAt)
 	d.pop(popAt, old, "old and young have the same priority (nil counts as 0): the older Timestamp goes first")
 	d.pop(popAt, young2, "young has priority 0, low -1: the higher priority goes first although low is older")
 	d.pop(popAt, low, "low is the last pod")
@@ -226,11 +226,11 @@ func queueOrderAndBackoff(t *suite.T, impl Impl) {
 	// moves it to the back-off queue.
 	d = newQueueDriver(t, impl)
 	web := queuePod("web", nil)
-	d.add(web, at(0))
-	info = d.pop(at(0), web, "the only pod")
-	d.infoIs(info, 1, at(0), at(0))
+	d.add(web, queueAt(0))
+	info = d.pop(queueAt(0), web, "the only pod")
+	d.infoIs(info, 1, queueAt(0), queueAt(0))
 	for attempt := 1; attempt <= len(wantBackoff); attempt++ {
-		failed := at(time.Duration(attempt) * 20 * time.Second) // after the previous pop
+		failed := queueAt(time.Duration(attempt) * 20 * time.Second) // after the previous pop
 		cycle := d.q.SchedulingCycle()
 		d.addUnschedulable(info, cycle, failed)
 		d.lenIs(0, 0, 1, fmt.Sprintf("AddUnschedulable(web after attempt %d, cycle %d, %s) with no MoveAll since the cycle began", attempt, cycle, showTime(failed)))
@@ -240,7 +240,7 @@ func queueOrderAndBackoff(t *suite.T, impl Impl) {
 		expiry := failed.Add(wantBackoff[attempt-1])
 		d.popNone(expiry.Add(-time.Nanosecond), fmt.Sprintf("after attempt %d web backs off %v from its AddUnschedulable at %s, until %s", attempt, wantBackoff[attempt-1], showTime(failed), showTime(expiry)))
 		info = d.pop(expiry, web, fmt.Sprintf("after attempt %d web's back-off of %v ends at %s", attempt, wantBackoff[attempt-1], showTime(expiry)))
-		d.infoIs(info, attempt+1, failed, at(0))
+		d.infoIs(info, attempt+1, failed, queueAt(0))
 	}
 	d.cycleIs(int64(len(wantBackoff)+1), "seven pops of web")
 	d.unchanged()
@@ -252,20 +252,20 @@ func queueOrderAndBackoff(t *suite.T, impl Impl) {
 	// began does not.
 	d = newQueueDriver(t, impl)
 	a, b := queuePod("a", nil), queuePod("b", nil)
-	d.add(a, at(0))
-	d.add(b, at(1*time.Second))
-	infoA := d.pop(at(2*time.Second), a, "a is older")
+	d.add(a, queueAt(0))
+	d.add(b, queueAt(1*time.Second))
+	infoA := d.pop(queueAt(2*time.Second), a, "a is older")
 	cycleA := d.q.SchedulingCycle()
-	d.moveAll(framework.NodeAdd, at(2*time.Second))
-	d.addUnschedulable(infoA, cycleA, at(3*time.Second))
+	d.moveAll(framework.NodeAdd, queueAt(2*time.Second))
+	d.addUnschedulable(infoA, cycleA, queueAt(3*time.Second))
 	d.lenIs(1, 1, 0, fmt.Sprintf("MoveAll(NodeAdd) during a's cycle %d, then AddUnschedulable(a, %d, t0+3s): a backs off, b waits in active", cycleA, cycleA))
-	infoB := d.pop(at(3*time.Second), b, "b is the only active pod (a backs off until t0+4s)")
+	infoB := d.pop(queueAt(3*time.Second), b, "b is the only active pod (a backs off until t0+4s)")
 	cycleB := d.q.SchedulingCycle()
-	d.addUnschedulable(infoB, cycleB, at(3*time.Second))
+	d.addUnschedulable(infoB, cycleB, queueAt(3*time.Second))
 	d.lenIs(0, 1, 1, fmt.Sprintf("AddUnschedulable(b, %d, t0+3s): the MoveAll came before b's cycle began, so b waits for the next event", cycleB))
-	d.popNone(at(4*time.Second-time.Nanosecond), "a backs off 1s from t0+3s")
-	info = d.pop(at(4*time.Second), a, "a's back-off ended at t0+4s")
-	d.infoIs(info, 2, at(3*time.Second), at(2*time.Second))
+	d.popNone(queueAt(4*time.Second-time.Nanosecond), "a backs off 1s from t0+3s")
+	info = d.pop(queueAt(4*time.Second), a, "a's back-off ended at t0+4s")
+	d.infoIs(info, 2, queueAt(3*time.Second), queueAt(2*time.Second))
 	d.unchanged()
 
 	// Update and Delete: an update replaces the object where the pod is
@@ -274,32 +274,32 @@ func queueOrderAndBackoff(t *suite.T, impl Impl) {
 	// (scheduling_queue.go Update, Delete).
 	d = newQueueDriver(t, impl)
 	p1, p2, p3 := queuePod("p1", nil), queuePod("p2", nil), queuePod("p3", nil)
-	d.add(p1, at(0))
-	d.add(p2, at(1*time.Second))
-	p1v2 := withLabel(p1, "version", "2")
-	d.update(p1v2, at(2*time.Second))
+	d.add(p1, queueAt(0))
+	d.add(p2, queueAt(1*time.Second))
+	p1v2 := relabeled(p1, "version", "2")
+	d.update(p1v2, queueAt(2*time.Second))
 	d.lenIs(2, 0, 0, "Update of p1 in the active queue")
 	d.delete(p2)
 	d.lenIs(1, 0, 0, "Delete of p2 from the active queue")
-	d.update(p3, at(3*time.Second))
+	d.update(p3, queueAt(3*time.Second))
 	d.lenIs(2, 0, 0, "Update of p3, which was not queued (it is added)")
-	info = d.pop(at(4*time.Second), p1v2, "p1 (updated in place, so still older than p3)")
-	d.pop(at(4*time.Second), p3, "p3 is the last pod")
-	d.popNone(at(4*time.Second), "p2 was deleted")
-	d.moveAll(framework.NodeAdd, at(4*time.Second))
-	d.addUnschedulable(info, d.q.SchedulingCycle()-1, at(5*time.Second))
+	info = d.pop(queueAt(4*time.Second), p1v2, "p1 (updated in place, so still older than p3)")
+	d.pop(queueAt(4*time.Second), p3, "p3 is the last pod")
+	d.popNone(queueAt(4*time.Second), "p2 was deleted")
+	d.moveAll(framework.NodeAdd, queueAt(4*time.Second))
+	d.addUnschedulable(info, d.q.SchedulingCycle()-1, queueAt(5*time.Second))
 	d.lenIs(0, 1, 0, "MoveAll during p1's cycle, then AddUnschedulable(p1)")
-	p1v3 := withLabel(p1v2, "version", "3")
-	d.update(p1v3, at(5*time.Second))
+	p1v3 := relabeled(p1v2, "version", "3")
+	d.update(p1v3, queueAt(5*time.Second))
 	d.lenIs(0, 1, 0, "Update of p1 in the back-off queue (it stays there)")
-	d.popNone(at(6*time.Second-time.Nanosecond), "p1 (one attempt) backs off 1s from t0+5s")
-	info = d.pop(at(6*time.Second), p1v3, "p1's back-off ended; the queue gives the updated object")
-	d.moveAll(framework.NodeAdd, at(6*time.Second))
-	d.addUnschedulable(info, d.q.SchedulingCycle(), at(7*time.Second))
+	d.popNone(queueAt(6*time.Second-time.Nanosecond), "p1 (one attempt) backs off 1s from t0+5s")
+	info = d.pop(queueAt(6*time.Second), p1v3, "p1's back-off ended; the queue gives the updated object")
+	d.moveAll(framework.NodeAdd, queueAt(6*time.Second))
+	d.addUnschedulable(info, d.q.SchedulingCycle(), queueAt(7*time.Second))
 	d.lenIs(0, 1, 0, "MoveAll during p1's cycle, then AddUnschedulable(p1)")
 	d.delete(p1v3)
 	d.lenIs(0, 0, 0, "Delete of p1 from the back-off queue")
-	d.popNone(at(time.Minute), "p1 was deleted")
+	d.popNone(queueAt(time.Minute), "p1 was deleted")
 	d.unchanged()
 }
 
@@ -309,12 +309,12 @@ func unschedulablePods(t *suite.T, impl Impl) {
 	// in the unschedulable set.
 	failOnce := func(d *queueDriver, pod *api.Pod, failed time.Time) {
 		t.Helper()
-		d.add(pod, at(0))
-		info := d.pop(at(0), pod, "the only pod")
+		d.add(pod, queueAt(0))
+		info := d.pop(queueAt(0), pod, "the only pod")
 		d.addUnschedulable(info, d.q.SchedulingCycle(), failed)
 		d.lenIs(0, 0, 1, fmt.Sprintf("AddUnschedulable(%s, cycle %d, %s) with no cluster event since the cycle began", pod.Name, d.q.SchedulingCycle(), showTime(failed)))
 	}
-	failed := at(1 * time.Second)
+	failed := queueAt(1 * time.Second)
 
 	// No event: the pod waits in the unschedulable set however long,
 	// short of DefaultPodMaxInUnschedulablePodsDuration (5 minutes,
@@ -328,7 +328,7 @@ func unschedulablePods(t *suite.T, impl Impl) {
 	d.lenIs(0, 0, 1, "Pop before the 5 minutes are over")
 	late := failed.Add(5*time.Minute + time.Second)
 	info := d.pop(late, web, "web waited over 5 minutes in the unschedulable set: Pop flushes it without any event")
-	d.infoIs(info, 2, failed, at(0))
+	d.infoIs(info, 2, failed, queueAt(0))
 	d.unchanged()
 
 	// A cluster event moves the pod to the back-off queue while its
@@ -342,7 +342,7 @@ func unschedulablePods(t *suite.T, impl Impl) {
 	d.lenIs(0, 1, 0, "MoveAll(NodeAdd, t0+1.5s) with db backing off until t0+2s")
 	d.popNone(failed.Add(time.Second-time.Nanosecond), "db backs off until t0+2s")
 	info = d.pop(failed.Add(time.Second), db, "db's back-off ended at t0+2s")
-	d.infoIs(info, 2, failed, at(0))
+	d.infoIs(info, 2, failed, queueAt(0))
 	d.unchanged()
 
 	for _, ev := range []framework.ClusterEvent{framework.NodeUpdate, framework.AssignedPodDelete} {
@@ -353,7 +353,7 @@ func unschedulablePods(t *suite.T, impl Impl) {
 		d.moveAll(ev, moved)
 		d.lenIs(1, 0, 0, fmt.Sprintf("MoveAll(%s, %s) with cache's back-off over since t0+2s", ev, showTime(moved)))
 		info = d.pop(moved, cache, "cache moved to the active queue")
-		d.infoIs(info, 2, failed, at(0))
+		d.infoIs(info, 2, failed, queueAt(0))
 		d.unchanged()
 	}
 
@@ -363,7 +363,7 @@ func unschedulablePods(t *suite.T, impl Impl) {
 	d = newQueueDriver(t, impl)
 	api1 := queuePod("api", nil)
 	failOnce(d, api1, failed)
-	api2 := withLabel(api1, "version", "2")
+	api2 := relabeled(api1, "version", "2")
 	d.update(api2, failed.Add(200*time.Millisecond))
 	d.lenIs(0, 1, 0, "Update(api with a new label, t0+1.2s) of an unschedulable pod backing off until t0+2s")
 	d.popNone(failed.Add(time.Second-time.Nanosecond), "api backs off until t0+2s")
@@ -373,7 +373,7 @@ func unschedulablePods(t *suite.T, impl Impl) {
 	d = newQueueDriver(t, impl)
 	api1 = queuePod("api", nil)
 	failOnce(d, api1, failed)
-	api2 = withLabel(api1, "version", "2")
+	api2 = relabeled(api1, "version", "2")
 	d.update(api2, failed.Add(2*time.Second))
 	d.lenIs(1, 0, 0, "Update(api with a new label, t0+3s) of an unschedulable pod whose back-off is over")
 	d.pop(failed.Add(2*time.Second), api2, "api moved to the active queue")
