@@ -238,7 +238,10 @@ func clientMethods(reg *clients) map[string]method {
 			l, err := cl.List(c.ctx, k, a.Namespace, a.List)
 			out := listResult{Err: toWire(err)}
 			if l != nil {
-				out.List = &wireList{ResourceVersion: l.ResourceVersion, Continue: l.Continue, Items: make([]json.RawMessage, len(l.Items))}
+				out.List = &wireList{ResourceVersion: l.ResourceVersion, Continue: l.Continue}
+				if l.Items != nil {
+					out.List.Items = make([]json.RawMessage, len(l.Items))
+				}
 				for i, o := range l.Items {
 					data, err := json.Marshal(o)
 					if err != nil {
