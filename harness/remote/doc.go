@@ -27,7 +27,20 @@
 //     put in the context (pipeline.WithUser, WithRequestInfo, and what it
 //     told the audit Record) reaches next and the grader's Record; the
 //     grader removes every Kata-Remote-* header a client sent, so that no
-//     client can forge a certificate or a user; answers stream.
+//     client can forge a certificate or a user; answers stream. And
+//     SchedulerService (exercise 06): NewNodeInfo, Filter, Score and
+//     Schedule as pure calls; a queue is a handle and each of its methods
+//     a pure call; New's scheduler is a handle over the grader's client,
+//     and Run a call that stays open while the grader's ctx lives. A
+//     queue or scheduler handle is freed once the grader's side of it is
+//     garbage (runtime.AddCleanup), and with the program. The client
+//     protocol (client.go) serves any constructor that takes
+//     a client.Interface (06's New; the controllers' and the kubelet's
+//     next): the grader shares its client (a suite's client.NewFake, or
+//     a wrapper that counts calls) on the socket that serves its stores,
+//     and the program's client calls it back, one call per method (Get,
+//     List, Create, Update, UpdateStatus, Delete, Bind) and a Watch as a
+//     stream with credit, as the store's watch.
 //  2. Speaks one protocol over unix sockets (abstract ones on Linux, so
 //     that nothing is left on disk by a grader that dies): the grader
 //     creates the program's listeners and hands them over as inherited
@@ -38,12 +51,15 @@
 //     snapshot or restore. Data crosses as the
 //     JSON the apiserver would send (pods, selectors, key-values); errors
 //     cross as their text, the storage and context sentinels they wrap
-//     (errors.Is keeps working) and a *selector.ParseError they carry. A
+//     (errors.Is keeps working; a bare sentinel comes back as itself), and
+//     a *selector.ParseError, an apiserver's *api.Status (client.IsNotFound
+//     and friends keep working) and a *framework.FitError they carry
+//     (errors.As finds it, with all its fields). A
 //     watch's events flow against credit the reader grants as it takes
 //     them (at most 128 ahead), so a store still sees a watcher that stops
 //     reading and ends it with storage.ErrSlowWatcher.
 //  3. Gives the suites clients with their constructors' exact types: Plan,
-//     Labels, Opener, NewAPIServer and Admission, over a Program that starts
+//     Labels, Opener, NewAPIServer, Admission and Scheduler, over a Program that starts
 //     $KATA_IMPL on the first call, starts a fresh one after it died, and
 //     kills and reaps every one it started when the test ends (FromEnv
 //     registers that with t.Cleanup). The environment passes through, so
@@ -62,13 +78,14 @@
 //     the program printed; the next call starts a fresh program (a store
 //     or handler of the dead one keeps failing that way);
 //     - a hang: a call that takes a context (the store's, the apiserver's
-//     and the gate's requests, NewAuthorizer, Authorize, New) honours it, and a program still in the call hangGrace
+//     and the gate's requests, NewAuthorizer, Authorize, New, the
+//     scheduler's Run) honours it, and a program still in the call hangGrace
 //     (2s) after its context ended is killed; a pure function (Plan,
 //     Parse, ...) takes no context, so each call has a deadline of its
 //     own, DefaultCallTimeout (5s: half a step's deadline, so the step
 //     still reports it, and far above what any such call needs), after
 //     which the program is killed; so has applying a gate's filter to a
-//     next;
+//     next, and each method of a queue;
 //     - a frame that is too large, not JSON, has unknown fields or answers
 //     nothing is a protocol error, the call's failure;
 //     - the grader never answers in the implementation's place: a call
