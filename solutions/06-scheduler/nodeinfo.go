@@ -29,6 +29,9 @@ func NewNodeInfo(node *api.Node, pods ...*api.Pod) *framework.NodeInfo {
 	if node != nil {
 		ni.Allocatable = resourceOf(node.Status.Allocatable)
 	}
+	if len(pods) > 0 {
+		ni.Pods = make([]*api.Pod, 0, len(pods))
+	}
 	for _, pod := range pods {
 		addPodToNodeInfo(ni, pod)
 	}

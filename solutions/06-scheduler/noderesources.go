@@ -16,36 +16,46 @@ var (
 func (nodeResourcesFit) Name() string { return "NodeResourcesFit" }
 
 func (nodeResourcesFit) Filter(p *cyclePod, n *framework.NodeInfo) *framework.Status {
-	reasons := insufficientResources(&p.req, n)
+	reasons, unresolvable := fitsRequest(&p.req, n)
 	if len(reasons) == 0 {
 		return nil
 	}
-	// Evicting pods frees room: resolvable, the code preemption reads.
-	return &framework.Status{Code: framework.Unschedulable, Reasons: reasons}
+	// Evicting pods frees room (Unschedulable, the code preemption
+	// tries), unless the pod asks for more than the whole node has.
+	code := framework.Unschedulable
+	if unresolvable {
+		code = framework.UnschedulableAndUnresolvable
+	}
+	return &framework.Status{Code: code, Reasons: reasons}
 }
 
-// insufficientResources is upstream's fitsRequest: every resource the
-// node lacks, in this order, each its own reason (all kept, so that the
-// FitError counts each). A pod that requests nothing only needs a pod
-// slot. The reasons slice is allocated only when something is missing.
-func insufficientResources(req *framework.Resource, n *framework.NodeInfo) []string {
-	var reasons []string
+// fitsRequest is upstream's: every resource the node lacks, in this
+// order, each its own reason (all kept, so that the FitError counts
+// each); a pod that requests nothing only needs a pod slot. unresolvable
+// says a request exceeds the node's whole allocatable, which no eviction
+// can fix (InsufficientResource.Unresolvable, newer upstream). The
+// reasons slice is allocated only when something is missing.
+func fitsRequest(req *framework.Resource, n *framework.NodeInfo) (reasons []string, unresolvable bool) {
 	if int64(len(n.Pods))+1 > n.Allocatable.AllowedPodNumber {
 		reasons = append(reasons, "Too many pods")
 	}
 	if req.MilliCPU == 0 && req.Memory == 0 && req.EphemeralStorage == 0 {
-		return reasons
+		return reasons, false
 	}
-	if req.MilliCPU > 0 && req.MilliCPU > n.Allocatable.MilliCPU-n.Requested.MilliCPU {
-		reasons = append(reasons, "Insufficient cpu")
+	for _, r := range [...]struct {
+		request, allocatable, requested int64
+		reason                          string
+	}{
+		{req.MilliCPU, n.Allocatable.MilliCPU, n.Requested.MilliCPU, "Insufficient cpu"},
+		{req.Memory, n.Allocatable.Memory, n.Requested.Memory, "Insufficient memory"},
+		{req.EphemeralStorage, n.Allocatable.EphemeralStorage, n.Requested.EphemeralStorage, "Insufficient ephemeral-storage"},
+	} {
+		if r.request > 0 && r.request > r.allocatable-r.requested {
+			reasons = append(reasons, r.reason)
+			unresolvable = unresolvable || r.request > r.allocatable
+		}
 	}
-	if req.Memory > 0 && req.Memory > n.Allocatable.Memory-n.Requested.Memory {
-		reasons = append(reasons, "Insufficient memory")
-	}
-	if req.EphemeralStorage > 0 && req.EphemeralStorage > n.Allocatable.EphemeralStorage-n.Requested.EphemeralStorage {
-		reasons = append(reasons, "Insufficient ephemeral-storage")
-	}
-	return reasons
+	return reasons, unresolvable
 }
 
 // PreScore never skips.
