@@ -21,8 +21,9 @@ import (
 // getNonMissingContainerRequests; pkg/scheduler/util/pod_resources.go
 // DefaultMilliCPURequest, DefaultMemoryRequest). NodeInfo.AddPod sums
 // over every pod and collects host ports (types.go updateUsedPorts;
-// pkg/scheduler/util/utils.go GetHostPorts; HostPortInfo.Add defaults IP
-// 0.0.0.0 and protocol TCP).
+// pkg/scheduler/util/utils.go GetHostPorts: the containers' and the
+// sidecars', not the regular init containers'; HostPortInfo.Add defaults
+// IP 0.0.0.0 and protocol TCP).
 
 // nodeInfoCase is one call of NewNodeInfo and what it must return.
 type nodeInfoCase struct {
@@ -71,8 +72,11 @@ func nodeInfo(t *suite.T, impl Impl) {
 		{Name: "metrics", ContainerPort: 9090}, // no hostPort: not a host port
 	}
 	ports.Spec.Containers[1].Ports = []api.ContainerPort{{Name: "dns", ContainerPort: 53, HostPort: 53, Protocol: api.ProtocolUDP, HostIP: "10.0.0.1"}}
-	ports.Spec.InitContainers = []api.Container{ctr("probe")}
-	ports.Spec.InitContainers[0].Ports = []api.ContainerPort{{ContainerPort: 7000, HostPort: 7000, Protocol: api.ProtocolSCTP}}
+	// A regular init container ends before the containers start: its
+	// host port is not held. A sidecar's is.
+	ports.Spec.InitContainers = []api.Container{ctr("probe"), sidecar("proxy")}
+	ports.Spec.InitContainers[0].Ports = []api.ContainerPort{{ContainerPort: 7000, HostPort: 7000}}
+	ports.Spec.InitContainers[1].Ports = []api.ContainerPort{{ContainerPort: 7001, HostPort: 7001, Protocol: api.ProtocolSCTP}}
 
 	cases := []nodeInfoCase{
 		{
@@ -134,15 +138,15 @@ func nodeInfo(t *suite.T, impl Impl) {
 			nonZero:   cpuMemPair{500, 200 * mi},
 		},
 		{
-			what:      "host ports of containers and init containers, with IP 0.0.0.0 and protocol TCP when not given",
+			what:      "host ports of containers and sidecars (not of regular init containers), with IP 0.0.0.0 and protocol TCP when not given",
 			node:      newNode("node-1", alloc),
 			pods:      []*api.Pod{ports},
-			nonZero:   cpuMemPair{200, 400 * mi},
+			nonZero:   cpuMemPair{300, 600 * mi},
 			requested: framework.Resource{},
 			ports: []framework.HostPort{
 				{IP: "0.0.0.0", Protocol: "TCP", Port: 8080},
 				{IP: "10.0.0.1", Protocol: "UDP", Port: 53},
-				{IP: "0.0.0.0", Protocol: "SCTP", Port: 7000},
+				{IP: "0.0.0.0", Protocol: "SCTP", Port: 7001},
 			},
 		},
 	}

@@ -67,6 +67,9 @@ func pluginScore(s framework.NodePluginScores, plugin string) (int64, bool) {
 // usage is a node with allocatable alloc whose pods request requested
 // and, counting the non-zero defaults, nonZero.
 func usage(name string, alloc, requested, nonZero framework.Resource) *framework.NodeInfo {
+	if alloc.AllowedPodNumber == 0 {
+		alloc.AllowedPodNumber = 110
+	}
 	return info(newNode(name, alloc), alloc, requested, nonZero, withPods(name, 2)...)
 }
 
