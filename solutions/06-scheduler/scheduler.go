@@ -39,6 +39,14 @@ const maxWait = time.Second
 // maxStatusTries bounds the UpdateStatus retries on Conflict.
 const maxStatusTries = 5
 
+// maxBinding bounds the bindings in flight. Upstream starts a goroutine
+// per binding and relies on its client's rate limit (kube-api-qps); with
+// thousands of pods decided in a burst, unbounded goroutines all queue on
+// the apiserver (or the fake's store lock) and starve the informers and
+// the writers that feed the loop, so the loop waits for a free slot
+// instead.
+var maxBinding = 8
+
 var (
 	podKind  = mustKind(&api.Pod{})
 	nodeKind = mustKind(&api.Node{})
@@ -82,6 +90,8 @@ type sched struct {
 
 	recorder *events.Recorder
 	binds    sync.WaitGroup
+	// slots holds a token per binding in flight (maxBinding).
+	slots chan struct{}
 	// synced is closed once both informers listed (for benchmarks).
 	synced chan struct{}
 }
@@ -107,6 +117,7 @@ func newSched(c client.Interface, opts framework.Options) *sched {
 		cache:    newCache(),
 		rng:      rand.New(rand.NewPCG(opts.Seed, 0x6b7562656b617461)),
 		synced:   make(chan struct{}),
+		slots:    make(chan struct{}, maxBinding),
 	}
 }
 
@@ -237,9 +248,18 @@ func (s *sched) scheduleOne(ctx context.Context, info framework.QueuedPodInfo, c
 	// next pod's decision need not wait for a round trip to the
 	// apiserver, and the assumed pod already holds its room in the
 	// cache, so decisions made meanwhile never use it twice.
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		s.cache.forget(assumed)
+		return
+	}
 	s.binds.Add(1)
 	go func() {
-		defer s.binds.Done()
+		defer func() {
+			<-s.slots
+			s.binds.Done()
+		}()
 		s.bind(ctx, info, cycle, assumed)
 	}()
 }
