@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/framework"
 	"github.com/kubekata/kubekata/harness/schedulertest"
+	"github.com/kubekata/kubekata/harness/suite"
 )
 
 // Exercise 06's contract crosses the boundary in three parts:
@@ -256,6 +258,9 @@ func (sp *schedulerProgram) service() Service {
 			}
 			return resultFrame(errResult{Err: toWire(s.Run(c.ctx))}, nil)
 		},
+		"scheduler.Goroutines": func(c *serverCall) *frame {
+			return resultFrame(implementationGoroutines(), nil)
+		},
 		"scheduler.Free": func(c *serverCall) *frame {
 			var a schedulerArgs
 			if f := c.decode(&a); f != nil {
@@ -323,7 +328,7 @@ func Scheduler(p *Program) schedulertest.Impl {
 			if id == 0 {
 				return nil
 			}
-			s := &remoteScheduler{pr: pr, id: id}
+			s := &remoteScheduler{p: p, pr: pr, id: id}
 			runtime.AddCleanup(s, func(h handle) {
 				h.free("scheduler.Free", schedulerArgs{ID: h.id})
 				h.p.unshareClient(h.client)
@@ -417,6 +422,7 @@ func (q *remoteQueue) Len() (active, backoff, unschedulable int) {
 
 // remoteScheduler is a scheduler New made in the program.
 type remoteScheduler struct {
+	p  *Program
 	pr *proc
 	id int64
 }
@@ -424,10 +430,63 @@ type remoteScheduler struct {
 // Run runs the scheduler in the program until ctx ends: the call stays
 // open meanwhile, and its end ends the learner's ctx there. A scheduler
 // still running hangGrace after ctx ended is killed with its program.
+//
+// A Run that returned once its ctx ended must leave no goroutine of the
+// implementation behind, which the suite checks in its own process: here
+// the program is asked, for as long as the suite would wait, and the
+// goroutines still left there make Run's error.
 func (s *remoteScheduler) Run(ctx context.Context) error {
 	var out errResult
 	if err := s.pr.endpoint().call(ctx, "scheduler.Run", schedulerArgs{ID: s.id}, &out, 0); err != nil {
 		return err
 	}
-	return fromWire(out.Err)
+	err := fromWire(out.Err)
+	if ctx.Err() == nil || (err != nil && !errors.Is(err, context.Canceled)) {
+		return err
+	}
+	deadline := time.Now().Add(leftoverWait)
+	for {
+		var left []string
+		if cerr := s.pr.endpoint().call(context.Background(), "scheduler.Goroutines", struct{}{}, &left, s.p.callTimeout()); cerr != nil {
+			return cerr
+		}
+		if len(left) == 0 {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("remote: Run(ctx) returned, but %d goroutines of the implementation still run in its program, want none (wait for every goroutine Run started before returning); the first:\n%s", len(left), left[0])
+		}
+		time.Sleep(leftoverPoll) // polls the program for a condition, with a deadline
+	}
+}
+
+// How long, and how often, the grader asks the program for goroutines of
+// the implementation left after Run returned: as harness/schedulertest's
+// check in one process (loop.go, stop).
+const (
+	leftoverWait = 2 * time.Second
+	leftoverPoll = 10 * time.Millisecond
+)
+
+// implementationGoroutines are the stacks of the program's goroutines
+// that run code of the learner's package, or were started by it
+// (suite.ImplementationFrame finds its frame), as
+// harness/schedulertest's check in one process.
+func implementationGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	out := []string{}
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if suite.ImplementationFrame(g) != "" {
+			out = append(out, g)
+		}
+	}
+	return out
 }

@@ -85,6 +85,8 @@ func newTestLoop(c client.Interface, opts framework.Options) framework.Scheduler
 		panic("not implemented: New")
 	case "nil":
 		return nil
+	case "solution":
+		return scheduler.New(c, framework.Options{Seed: opts.Seed})
 	}
 	return &testLoop{c: c, name: opts.SchedulerName}
 }
@@ -105,6 +107,12 @@ func (l *testLoop) Run(ctx context.Context) error {
 	case "ctxerr":
 		<-ctx.Done()
 		return ctx.Err()
+	case "leaks":
+		// The solution's loop, on a context that never ends: its
+		// goroutines outlive this Run.
+		go func() { _ = scheduler.New(l.c, framework.Options{}).Run(context.Background()) }()
+		<-ctx.Done()
+		return nil
 	case "nilclient":
 		if l.c != nil {
 			return errors.New("scheduler: a client, want nil")
@@ -489,5 +497,96 @@ func TestSchedulerLoopFailures(t *testing.T) {
 	// After all that, a fresh program serves the next call.
 	if got := impl.Filter(testPod("web"), testNodes()[1]); got != nil {
 		t.Errorf("Filter after the failures = %#v, want nil", got)
+	}
+}
+
+// Goroutines of the implementation left in the program after Run
+// returned fail Run, as the suite's check in one process fails the step.
+func TestSchedulerLoopLeftoverGoroutines(t *testing.T) {
+	p, _ := fake(t, "scheduler")
+	s := Scheduler(p).New(client.NewFake(), framework.Options{SchedulerName: "leaks"})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(leftIn(t, p)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the solution's loop never ran in the program")
+		}
+		time.Sleep(5 * time.Millisecond) // polls the program, with a deadline
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "goroutines of the implementation still run in its program") || !strings.Contains(err.Error(), "/solutions/06-scheduler/") {
+			t.Errorf("Run that leaves goroutines = %v, want an error naming them and their stack", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return within 10s of its ctx's end")
+	}
+}
+
+func leftIn(t *testing.T, p *Program) []string {
+	t.Helper()
+	var left []string
+	p.pure("scheduler.Goroutines", struct{}{}, &left)
+	return left
+}
+
+// The solution's loop runs in the program over the grader's fake: it
+// binds a pod to the node that fits, with the Scheduled event, and leaves
+// no goroutine behind once Run returned.
+func TestSchedulerSolutionLoopThroughProgram(t *testing.T) {
+	p, _ := fake(t, "scheduler")
+	f := client.NewFake()
+	ctx := t.Context()
+	for _, o := range []api.Object{testNode("node-1", "500m", nil), testNode("node-2", "4", nil), bigPod("web", "1")} {
+		if _, err := f.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := Scheduler(p).New(f, framework.Options{SchedulerName: "solution"})
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(runCtx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		o, _ := f.Get(ctx, podKind, "default", "web")
+		if o != nil && o.(*api.Pod).Spec.NodeName != "" {
+			if got := o.(*api.Pod).Spec.NodeName; got != "node-2" {
+				t.Fatalf("web bound to %s, want node-2 (node-1 has 500m)", got)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("web not bound within 10s; actions %v", f.Actions())
+		}
+		time.Sleep(5 * time.Millisecond) // polls the fake, with a deadline
+	}
+	evKind, _ := api.LookupResource("", "v1", "events")
+	for {
+		l, err := f.List(ctx, evKind, "default", client.ListOptions{})
+		if err == nil && len(l.Items) > 0 {
+			if msg := l.Items[0].(*api.Event).Message; msg != "Successfully assigned default/web to node-2" {
+				t.Fatalf("event message = %q, want Successfully assigned default/web to node-2", msg)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no Scheduled event within 10s; actions %v", f.Actions())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run after ctx ended = %v, want nil or ctx's error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return within 10s of its ctx's end")
+	}
+	if left := leftIn(t, p); len(left) != 0 {
+		t.Errorf("goroutines of the solution left in the program after Run returned: %d, want 0; the first:\n%s", len(left), left[0])
 	}
 }
