@@ -362,9 +362,14 @@ func TestRelistAfterCompaction(t *testing.T) {
 	create(t, f, pod("default", "c", nil))
 	rec.expect(t, "add default/c")
 
-	// phase: the watch ends (it had events: reopened at once, held).
+	// phase: the watch ends (it had events: reopened at once, without a
+	// list, and held).
+	listsBefore := countActions(f, "list pods")
 	g.hold()
 	rvSeen := g.nextCall(t)
+	if got := countActions(f, "list pods"); got != listsBefore {
+		t.Errorf("lists when a watch with events closed = %d, want 0 (reopened from its last resourceVersion)", got-listsBefore)
+	}
 	if last, _ := inf.Get("default", "c"); rvSeen != rv(last) {
 		t.Errorf("Watch reopened at resourceVersion %q, want the last seen %q", rvSeen, rv(last))
 	}
@@ -467,6 +472,34 @@ func TestBackoff(t *testing.T) {
 	if got, _ := clk.NextWait(); got != informer.InitialBackoff {
 		t.Errorf("back-off after two quiet minutes = %v, want %v", got, informer.InitialBackoff)
 	}
+}
+
+// TestVeryShortWatch: a watch that closes within a second with no event
+// is an error (reflector.go's "very short watch"): list again after the
+// back-off, instead of reopening it at once.
+func TestVeryShortWatch(t *testing.T) {
+	noLeak(t)
+	f := client.NewFake()
+	create(t, f, pod("default", "a", nil))
+	g := newGate(f)
+	clk := informer.NewFakeClock(epoch)
+	inf := informer.New(g, podKind, "", informer.Options{Clock: clk})
+	start(t, inf)
+	syncd(t, inf)
+	g.nextCall(t)
+	lists := countActions(f, "list pods")
+	g.hold() // ends the watch, which had no event; the clock did not move
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := clk.WaitForWaiters(ctx, 1); err != nil {
+		t.Fatalf("no back-off after a very short watch: %v", err)
+	}
+	if d, _ := clk.NextWait(); d != informer.InitialBackoff {
+		t.Errorf("back-off after a very short watch = %v, want %v", d, informer.InitialBackoff)
+	}
+	g.release()
+	clk.Step(informer.InitialBackoff)
+	waitFor(t, "a list after the back-off", func() bool { return countActions(f, "list pods") == lists+1 })
 }
 
 func TestHandlerAddedAfterSync(t *testing.T) {
