@@ -92,7 +92,7 @@ func (c *cache) addLocked(key string, pod *api.Pod, assumed bool) {
 	ni.Pods = e.pods
 	ni.Requested = addResource(ni.Requested, st.alone.Requested, 1)
 	ni.NonZeroRequested = addResource(ni.NonZeroRequested, st.alone.NonZeroRequested, 1)
-	ni.UsedPorts = append(slices.Clip(ni.UsedPorts), st.alone.UsedPorts...)
+	ni.UsedPorts = addPorts(slices.Clip(ni.UsedPorts), st.alone.UsedPorts)
 	e.info = &ni
 	c.dirty[name] = struct{}{}
 }
@@ -128,15 +128,28 @@ func (c *cache) removeLocked(key string) {
 	ni.Pods = e.pods
 	ni.Requested = addResource(ni.Requested, st.alone.Requested, -1)
 	ni.NonZeroRequested = addResource(ni.NonZeroRequested, st.alone.NonZeroRequested, -1)
-	ports := slices.Clone(ni.UsedPorts)
-	for _, hp := range st.alone.UsedPorts {
-		if j := slices.Index(ports, hp); j >= 0 {
-			ports = slices.Delete(ports, j, j+1)
+	if len(st.alone.UsedPorts) > 0 {
+		// A set: a port the pod shared with another stays; recount
+		// from the pods left (in their order, as NewNodeInfo).
+		var ports []framework.HostPort
+		for _, p := range e.pods {
+			ports = addPorts(ports, c.pods[podKey(p)].alone.UsedPorts)
 		}
+		ni.UsedPorts = ports
 	}
-	ni.UsedPorts = ports
 	e.info = &ni
 	c.dirty[st.node] = struct{}{}
+}
+
+// addPorts adds the ports not in ports yet: UsedPorts is a set, as
+// upstream's HostPortInfo (framework/types.go).
+func addPorts(ports, more []framework.HostPort) []framework.HostPort {
+	for _, hp := range more {
+		if !slices.Contains(ports, hp) {
+			ports = append(ports, hp)
+		}
+	}
+	return ports
 }
 
 var errAlreadyCounted = errors.New("scheduler: pod is already in the cache")
