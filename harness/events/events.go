@@ -62,7 +62,6 @@ type Recorder struct {
 	closed bool
 	ch     chan *api.Event
 
-	stopping atomic.Bool
 	stop     chan struct{}
 	done     chan struct{}
 	once     sync.Once
@@ -135,7 +134,6 @@ func (r *Recorder) Written() int64 { return r.written.Load() }
 // and waits for it. Events after Shutdown are dropped.
 func (r *Recorder) Shutdown() {
 	r.once.Do(func() {
-		r.stopping.Store(true)
 		close(r.stop)
 		r.mu.Lock()
 		r.closed = true
@@ -226,7 +224,7 @@ func (r *Recorder) write(ev *api.Event) {
 			return
 		}
 		var st *api.Status
-		if errors.As(err, &st) || try >= MaxTries || r.stopping.Load() {
+		if errors.As(err, &st) || try >= MaxTries {
 			r.dropped.Add(1)
 			return
 		}

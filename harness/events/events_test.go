@@ -107,7 +107,11 @@ func TestEventReferences(t *testing.T) {
 	noLeak(t)
 	f := client.NewFake()
 	clk := informer.NewFakeClock(epoch)
-	r := events.NewRecorder(f, "kata", "", events.Options{Clock: clk})
+	s := newSink(f)
+	for i := 0; i < 3; i++ {
+		s.results <- nil
+	}
+	r := events.NewRecorder(s, "kata", "", events.Options{Clock: clk})
 	node := &api.Node{ObjectMeta: api.ObjectMeta{Name: "node-1", UID: "u-1"}}
 	dep := &api.Deployment{ObjectMeta: api.ObjectMeta{Namespace: "shop", Name: "web"}}
 	r.Eventf(node, events.EventTypeWarning, "NodeNotReady", "", "Node %s status is now: %s", "node-1", "NodeNotReady")
@@ -115,6 +119,9 @@ func TestEventReferences(t *testing.T) {
 	// Two events in the same nanosecond keep different names.
 	r.Event(dep, events.EventTypeNormal, "ScalingReplicaSet", "", "Scaled up again")
 	r.Shutdown()
+	if got := s.created[0].GetObjectMeta().Namespace; got != "default" {
+		t.Errorf("event about a cluster-scoped object created in namespace %q, want default", got)
+	}
 	nodeEvs := listEvents(t, f, "default")
 	if len(nodeEvs) != 1 {
 		t.Fatalf("events in default = %d, want the node's 1", len(nodeEvs))
@@ -156,6 +163,7 @@ type sink struct {
 	entered chan struct{}
 	results chan error
 	creates atomic.Int64
+	created []api.Object // what Create was given, in order (read after Shutdown)
 }
 
 func newSink(c client.Interface) *sink {
@@ -164,6 +172,7 @@ func newSink(c client.Interface) *sink {
 
 func (s *sink) Create(ctx context.Context, obj api.Object) (api.Object, error) {
 	s.creates.Add(1)
+	s.created = append(s.created, api.DeepCopy(obj))
 	s.entered <- struct{}{}
 	if err := <-s.results; err != nil {
 		return nil, err
@@ -277,9 +286,14 @@ func TestServerRejectionNotRetried(t *testing.T) {
 	r.Event(pod, events.EventTypeNormal, "R", "", "m")
 	s.waitEntered(t)
 	s.results <- client.NewAlreadyExists(eventKind, "web.1")
+	// The next event is written without the clock moving: no retry
+	// wait holds the writer.
+	r.Event(pod, events.EventTypeNormal, "R", "", "next")
+	s.waitEntered(t)
+	s.results <- nil
 	r.Shutdown()
-	if got := s.creates.Load(); got != 1 || r.Dropped() != 1 {
-		t.Errorf("after AlreadyExists: creates, Dropped = %d, %d; want 1, 1 (a server's answer is final)", got, r.Dropped())
+	if got := s.creates.Load(); got != 2 || r.Dropped() != 1 || r.Written() != 1 {
+		t.Errorf("after AlreadyExists and one more event: creates, Written, Dropped = %d, %d, %d; want 2, 1, 1 (a server's answer is final)", got, r.Written(), r.Dropped())
 	}
 }
 
