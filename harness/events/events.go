@@ -62,11 +62,11 @@ type Recorder struct {
 	closed bool
 	ch     chan *api.Event
 
-	stop     chan struct{}
-	done     chan struct{}
-	once     sync.Once
-	dropped  atomic.Int64
-	written  atomic.Int64
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	dropped atomic.Int64
+	written atomic.Int64
 
 	nameMu    sync.Mutex
 	lastNanos int64 // the suffix of the last event's name
