@@ -22,7 +22,8 @@
 //     with no event, lists again after a back-off: 800ms doubling to 30s,
 //     back to 800ms when the last back-off began over two minutes ago
 //     (reflector.go's NewExponentialBackoffManager(800ms, 30s, 2m, 2.0,
-//     ...), without its jitter so that tests are exact);
+//     ...), without its jitter so that tests are exact); Options.OnError
+//     is told of each such error;
 //  4. every ResyncPeriod (when not 0) calls OnUpdate(obj, obj) for every
 //     cached object;
 //  5. runs the handlers on one goroutine, in the order of the events,

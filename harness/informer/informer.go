@@ -44,6 +44,11 @@ type Options struct {
 	ResyncPeriod time.Duration
 	// Clock is the time for back-off and resync; RealClock when nil.
 	Clock Clock
+	// OnError, when set, is told of every error that ends a list and
+	// watch before the back-off (client-go's WatchErrorHandler, whose
+	// default logs it): 410 Expired, a failed List or Watch, a very
+	// short watch. It runs on Run's goroutine: it must not block.
+	OnError func(err error)
 }
 
 // Handler is told of the cache's changes. Nil funcs are skipped. The
@@ -304,9 +309,11 @@ func (inf *Informer) reflect(ctx context.Context) {
 		if err == nil {
 			err = inf.watch(ctx, rv)
 		}
-		_ = err // what went wrong only decides that we list again
 		if ctx.Err() != nil {
 			return
+		}
+		if err != nil && inf.opts.OnError != nil {
+			inf.opts.OnError(fmt.Errorf("informer: %s: %w", inf.kind.Resource, err))
 		}
 		select {
 		case <-ctx.Done():

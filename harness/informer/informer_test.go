@@ -439,7 +439,10 @@ func TestBackoff(t *testing.T) {
 	}
 	g.fail = append(g.fail, errors.New("connection refused"))
 	clk := informer.NewFakeClock(epoch)
-	inf := informer.New(g, podKind, "", informer.Options{Clock: clk})
+	var mu sync.Mutex
+	var errs []error
+	onError := func(err error) { mu.Lock(); errs = append(errs, err); mu.Unlock() }
+	inf := informer.New(g, podKind, "", informer.Options{Clock: clk, OnError: onError})
 	start(t, inf)
 	syncd(t, inf)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
@@ -471,6 +474,11 @@ func TestBackoff(t *testing.T) {
 	}
 	if got, _ := clk.NextWait(); got != informer.InitialBackoff {
 		t.Errorf("back-off after two quiet minutes = %v, want %v", got, informer.InitialBackoff)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(errs) != 9 || !client.IsGone(errs[0]) || !strings.Contains(errs[8].Error(), "connection refused") {
+		t.Errorf("OnError got %d errors (%v), want 9: eight 410 Expired, then connection refused", len(errs), errs)
 	}
 }
 
