@@ -23,8 +23,9 @@
 //     dropped and counted, as upstream's broadcaster drops (DropIfChannelFull);
 //  3. retries a create that failed without an answer from the server
 //     (a transport error) up to MaxTries times in all, RetryInterval
-//     apart (upstream's recordToSink: 12 tries, 10s apart); an answer
-//     from the server (an *api.Status: AlreadyExists, Invalid, Forbidden,
+//     apart (upstream's recordToSink: 12 tries, 10s apart, the first
+//     wait randomized, which the kata leaves out so that tests are
+//     exact); an answer from the server (an *api.Status: AlreadyExists, Invalid, Forbidden,
 //     a terminating namespace...) is final, as recordEvent treats a
 //     StatusError;
 //  4. drops an event whose type is neither Normal nor Warning (upstream
