@@ -285,12 +285,23 @@ func (s *sched) bind(ctx context.Context, info framework.QueuedPodInfo, cycle in
 	// AssignedPodDelete); the pod itself then waits out its back-off,
 	// since this move came after its cycle.
 	s.queue.MoveAll(framework.AssignedPodDelete, now)
-	if latest, ok := s.pending[podKey(info.Pod)]; ok {
+	latest, still := s.pending[podKey(info.Pod)]
+	if still {
 		info.Pod = latest
 		s.queue.AddUnschedulable(info, cycle, now)
 	}
 	s.mu.Unlock()
 	s.signal()
+	if !still {
+		return // deleted or bound meanwhile (by another)
+	}
+	// As upstream's handleSchedulingFailure for an error that is not a
+	// FitError: the message of the DefaultBinder's failure, reason
+	// SchedulerError (schedule_one.go bindingCycle, runtime/framework.go
+	// RunBindPlugins).
+	msg := fmt.Sprintf("binding rejected: running Bind plugin %q: %v", "DefaultBinder", err)
+	s.recorder.Event(latest, events.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
+	s.setCondition(ctx, latest, api.PodReasonSchedulerError, msg)
 }
 
 // failed handles a decision that found no node (handleSchedulingFailure):
@@ -320,7 +331,7 @@ func (s *sched) failed(ctx context.Context, info framework.QueuedPodInfo, cycle 
 		return // deleted or bound meanwhile
 	}
 	s.recorder.Event(latest, events.EventTypeWarning, "FailedScheduling", "Scheduling", msg)
-	s.setUnschedulable(ctx, latest, msg)
+	s.setCondition(ctx, latest, api.PodReasonUnschedulable, msg)
 }
 
 // rejectors are the plugins that rejected the pod on some node, sorted.
@@ -335,12 +346,12 @@ func rejectors(fe *framework.FitError) []string {
 	return out
 }
 
-// setUnschedulable sets the pod's PodScheduled condition to False,
-// Unschedulable, msg through the status subresource (upstream patches
-// it: schedule_one.go updatePod). On a Conflict it reads the pod again
-// and retries; it stops when the pod is gone or bound.
-func (s *sched) setUnschedulable(ctx context.Context, pod *api.Pod, msg string) {
-	cond := api.PodCondition{Type: api.PodScheduled, Status: api.ConditionFalse, Reason: "Unschedulable", Message: msg}
+// setCondition sets the pod's PodScheduled condition to False, reason,
+// msg through the status subresource (upstream patches it:
+// schedule_one.go updatePod). On a Conflict it reads the pod again and
+// retries; it stops when the pod is gone or bound.
+func (s *sched) setCondition(ctx context.Context, pod *api.Pod, reason, msg string) {
+	cond := api.PodCondition{Type: api.PodScheduled, Status: api.ConditionFalse, Reason: reason, Message: msg}
 	for range maxStatusTries {
 		next := api.DeepCopy(pod)
 		if !updatePodCondition(&next.Status, cond, time.Now()) {
