@@ -1,3 +1,23 @@
+// Package scheduler is the reference of exercise 06: a kube-scheduler
+// with upstream's default plugins, weights and messages
+// (pkg/scheduler). In order:
+//
+//  1. count what the pods on each node use (NewNodeInfo, nodeinfo.go);
+//  2. keep the nodes the pod fits, through the filter plugins in
+//     upstream's order (Filter, filter.go and one file per plugin);
+//  3. rank them through the scoring plugins, normalized and weighted
+//     (Score, score.go);
+//  4. decide: filter as many nodes as percentageOfNodesToScore asks,
+//     score, take the best, ties broken fairly (Schedule, schedule.go),
+//     or say why no node fits as upstream says it (fiterror.go);
+//  5. queue the pods to schedule, backing off those that failed
+//     (NewQueue, queue.go);
+//  6. run the loop: watch pods and nodes, decide over a cache that counts
+//     assumed pods, bind, report (New, scheduler.go and cache.go).
+//
+// Steps 1 to 4 are pure functions of their arguments and change none.
+// Kata simplifications: ImageLocality, PodTopologySpread and
+// InterPodAffinity do not run, and nothing is preempted.
 package scheduler
 
 // Shared with the loop (queue.go, scheduler.go, cache.go), defined in the
