@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -536,13 +537,23 @@ func (s *sched) nodeUpdated(old, node *api.Node) {
 	s.signal()
 }
 
-// nodeSchedulingPropertiesChanged: what the kata's plugins read changed
-// (eventhandlers.go nodeSchedulingPropertiesChange: unschedulable,
-// allocatable, labels, taints); a heartbeat of the node's status moves
-// nothing.
+// nodeSchedulingPropertiesChanged: something a pod's fit may depend on
+// changed (upstream's NodeSchedulingPropertiesChange,
+// pkg/scheduler/framework/events.go, eventhandlers.go in older trees:
+// spec.unschedulable, allocatable, labels, taints, the conditions' status
+// by type, annotations); a heartbeat of the node's status moves nothing.
 func nodeSchedulingPropertiesChanged(old, node *api.Node) bool {
+	conditions := func(n *api.Node) map[api.NodeConditionType]api.ConditionStatus {
+		m := make(map[api.NodeConditionType]api.ConditionStatus, len(n.Status.Conditions))
+		for _, c := range n.Status.Conditions {
+			m[c.Type] = c.Status
+		}
+		return m
+	}
 	return old.Spec.Unschedulable != node.Spec.Unschedulable ||
 		!reflect.DeepEqual(old.Status.Allocatable, node.Status.Allocatable) ||
-		!reflect.DeepEqual(old.Labels, node.Labels) ||
-		!reflect.DeepEqual(old.Spec.Taints, node.Spec.Taints)
+		!maps.Equal(old.Labels, node.Labels) ||
+		!reflect.DeepEqual(old.Spec.Taints, node.Spec.Taints) ||
+		!maps.Equal(conditions(old), conditions(node)) ||
+		!maps.Equal(old.Annotations, node.Annotations)
 }
