@@ -14,6 +14,9 @@ import (
 // schedulerCache (pkg/scheduler/backend/cache/cache.go; internal/cache in
 // older trees): one NodeInfo per node with the pods bound to it, plus the
 // pods the scheduler assumed on a node before their binding is seen.
+// An assumed pod stays until its binding is seen or fails: it never
+// expires, as upstream's durationToExpireAssumedPod is 0
+// (pkg/scheduler/scheduler.go; kubernetes/kubernetes#106361).
 //
 // NodeInfos are copy-on-write: a NodeInfo the cache handed out is never
 // changed again; adding or removing a pod makes a new NodeInfo for that
