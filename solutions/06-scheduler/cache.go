@@ -279,7 +279,10 @@ func (c *cache) updateSnapshot(s *snapshot) {
 			s.pos[name] = i
 		}
 		c.reshaped = false
-		clear(c.dirty)
+		// A fresh map: clearing keeps the buckets of thousands of
+		// nodes added at start, and every later range over the few
+		// dirty nodes would walk them all.
+		c.dirty = map[string]struct{}{}
 		return
 	}
 	for name := range c.dirty {

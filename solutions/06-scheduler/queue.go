@@ -68,6 +68,10 @@ type PriorityQueue struct {
 	// that moved some), -1 before any, as upstream's NewPriorityQueue.
 	schedulingCycle  int64
 	moveRequestCycle int64
+	// leftoverAt is the earliest time at which an unschedulable pod may
+	// have waited too long (zero when none waits), so that Pop scans the
+	// unschedulable set only then and not at every call.
+	leftoverAt time.Time
 
 	initialBackoff, maxBackoff time.Duration
 	maxInUnschedulable         time.Duration
@@ -170,6 +174,9 @@ func (q *PriorityQueue) toBackoff(p *queuedPod) {
 func (q *PriorityQueue) toUnschedulable(p *queuedPod) {
 	p.where = inUnschedulable
 	q.unschedulable[p.key] = p
+	if due := p.info.Timestamp.Add(q.maxInUnschedulable); q.leftoverAt.IsZero() || due.Before(q.leftoverAt) {
+		q.leftoverAt = due
+	}
 }
 
 // toActiveOrBackoff is the per-pod part of upstream's
@@ -252,10 +259,16 @@ func (q *PriorityQueue) flush(now time.Time) {
 		p := heap.Pop(&q.backoff).(*queuedPod)
 		q.toActive(p)
 	}
+	if q.leftoverAt.IsZero() || !now.After(q.leftoverAt) {
+		return // no pod can have waited too long yet
+	}
 	var leftover []*queuedPod
+	q.leftoverAt = time.Time{}
 	for _, p := range q.unschedulable {
 		if now.Sub(p.info.Timestamp) > q.maxInUnschedulable {
 			leftover = append(leftover, p)
+		} else if due := p.info.Timestamp.Add(q.maxInUnschedulable); q.leftoverAt.IsZero() || due.Before(q.leftoverAt) {
+			q.leftoverAt = due
 		}
 	}
 	if len(leftover) > 0 {

@@ -140,3 +140,36 @@ func TestQueueUpdateDelete(t *testing.T) {
 	q.Delete(qpod("web", 0))
 	wantLen(t, q, 0, 0, 0)
 }
+
+// Each unschedulable pod leaves after its own 5 minutes, however the
+// pops fall.
+func TestQueueUnschedulableTimeoutsEach(t *testing.T) {
+	q := NewQueue()
+	fail := func(name string, at time.Time) {
+		q.Add(qpod(name, 0), at)
+		info, ok := q.Pop(at)
+		if !ok || info.Pod.Name != name {
+			t.Fatalf("Pop(%v) = %v, %v; want %s", at.Sub(t0), info.Pod, ok, name)
+		}
+		q.AddUnschedulable(info, q.SchedulingCycle(), at)
+	}
+	fail("a", t0)
+	fail("b", t0.Add(time.Minute))
+	fail("c", t0.Add(30*time.Second))
+	for _, step := range []struct {
+		at   time.Duration
+		want string
+	}{
+		{5 * time.Minute, ""},
+		{5*time.Minute + time.Nanosecond, "a"},
+		{5*time.Minute + 30*time.Second, ""},
+		{5*time.Minute + 31*time.Second, "c"},
+		{6 * time.Minute, ""},
+		{6*time.Minute + time.Second, "b"},
+		{time.Hour, ""},
+	} {
+		if got := popName(t, q, t0.Add(step.at)); got != step.want {
+			t.Fatalf("Pop(%v) = %q, want %q", step.at, got, step.want)
+		}
+	}
+}
