@@ -11,6 +11,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -547,6 +548,11 @@ func (q Quantity) ScaledValue(scale Scale) int64 {
 		}
 		return quo
 	}
+	if d := int(scale) - int(Nano); q.n != nil && d >= 0 && d < len(pow10) {
+		if v, ok := scaledWords(q.n, uint64(pow10[d])); ok {
+			return v
+		}
+	}
 	v := scaleUp(q.nanos(), int(Nano)-int(scale))
 	switch {
 	case v.IsInt64():
@@ -556,6 +562,39 @@ func (q Quantity) ScaledValue(scale Scale) int64 {
 	default:
 		return math.MinInt64
 	}
+}
+
+// scaledWords divides n by div, away from zero, without allocating, when
+// n's magnitude fits two 64-bit words and the quotient an int64: memory
+// such as "32Gi" is 3.4e19 nanos, past an int64, and the scheduler reads
+// it for every pod it places (its slow path through math/big allocates).
+// ok is false when it cannot, and the caller takes the slow path.
+func scaledWords(n *big.Int, div uint64) (int64, bool) {
+	if bits.UintSize != 64 || n.BitLen() > 128 {
+		return 0, false
+	}
+	var hi, lo uint64
+	w := n.Bits() // the magnitude, least significant word first
+	if len(w) > 0 {
+		lo = uint64(w[0])
+	}
+	if len(w) > 1 {
+		hi = uint64(w[1])
+	}
+	if hi >= div { // the quotient needs more than 64 bits
+		return 0, false
+	}
+	quo, rem := bits.Div64(hi, lo, div)
+	if rem != 0 {
+		quo++
+	}
+	if quo == 0 || quo > math.MaxInt64 {
+		return 0, false
+	}
+	if n.Sign() < 0 {
+		return -int64(quo), true
+	}
+	return int64(quo), true
 }
 
 // AsInt64 returns q in units if it is a whole number that fits an int64.
