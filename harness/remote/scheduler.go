@@ -1,7 +1,9 @@
 package remote
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -20,7 +22,8 @@ import (
 //
 //   - NewNodeInfo, Filter, Score and Schedule are pure calls: their
 //     arguments and results cross as JSON (a nil *Status, a nil pointer, a
-//     nil or empty Pods stay what they were), and Schedule's
+//     nil or empty Pods stay what they were; inputs a call changed are
+//     written back over the caller's), and Schedule's
 //     *framework.FitError comes back as a *framework.FitError with all its
 //     fields (errors.As finds it when the error wraps it).
 //   - NewQueue makes a handle: the queue lives in the program, and each
@@ -52,8 +55,23 @@ type (
 		Opts  framework.ScheduleOptions `json:"opts"`
 	}
 	scheduleResult struct {
-		Result framework.ScheduleResult `json:"result"`
-		Err    *wireError               `json:"err,omitempty"`
+		Result  framework.ScheduleResult `json:"result"`
+		Err     *wireError               `json:"err,omitempty"`
+		Changed json.RawMessage          `json:"changed,omitempty"`
+	}
+	// The answers of the other pure functions: the value, and the
+	// arguments as the call left them when it changed them (changedArgs).
+	nodeInfoResult struct {
+		NodeInfo *framework.NodeInfo `json:"nodeInfo"`
+		Changed  json.RawMessage     `json:"changed,omitempty"`
+	}
+	filterResult struct {
+		Status  *framework.Status `json:"status"`
+		Changed json.RawMessage   `json:"changed,omitempty"`
+	}
+	scoreResult struct {
+		Scores  []framework.NodePluginScores `json:"scores"`
+		Changed json.RawMessage              `json:"changed,omitempty"`
 	}
 	queueArgs struct {
 		ID    int64                   `json:"id"`
@@ -163,21 +181,24 @@ func (sp *schedulerProgram) service() Service {
 			if f := c.decode(&a); f != nil {
 				return f
 			}
-			return resultFrame(impl.NewNodeInfo(a.Node, a.Pods...), nil)
+			ni := impl.NewNodeInfo(a.Node, a.Pods...)
+			return resultFrame(nodeInfoResult{NodeInfo: ni, Changed: changedArgs(c, &a)}, nil)
 		},
 		"scheduler.Filter": func(c *serverCall) *frame {
 			var a filterArgs
 			if f := c.decode(&a); f != nil {
 				return f
 			}
-			return resultFrame(impl.Filter(a.Pod, a.Node), nil)
+			st := impl.Filter(a.Pod, a.Node)
+			return resultFrame(filterResult{Status: st, Changed: changedArgs(c, &a)}, nil)
 		},
 		"scheduler.Score": func(c *serverCall) *frame {
 			var a scoreArgs
 			if f := c.decode(&a); f != nil {
 				return f
 			}
-			return resultFrame(impl.Score(a.Pod, a.Nodes), nil)
+			scores := impl.Score(a.Pod, a.Nodes)
+			return resultFrame(scoreResult{Scores: scores, Changed: changedArgs(c, &a)}, nil)
 		},
 		"scheduler.Schedule": func(c *serverCall) *frame {
 			var a scheduleArgs
@@ -185,7 +206,7 @@ func (sp *schedulerProgram) service() Service {
 				return f
 			}
 			res, err := impl.Schedule(a.Pod, a.Nodes, a.Opts)
-			return resultFrame(scheduleResult{Result: res, Err: toWire(err)}, nil)
+			return resultFrame(scheduleResult{Result: res, Err: toWire(err), Changed: changedArgs(c, &a)}, nil)
 		},
 		"scheduler.NewQueue": func(c *serverCall) *frame {
 			q := impl.NewQueue()
@@ -282,23 +303,39 @@ func (sp *schedulerProgram) service() Service {
 func Scheduler(p *Program) schedulertest.Impl {
 	return schedulertest.Impl{
 		NewNodeInfo: func(node *api.Node, pods ...*api.Pod) *framework.NodeInfo {
-			var out *framework.NodeInfo
+			var out nodeInfoResult
 			p.pure("scheduler.NewNodeInfo", nodeInfoArgs{Node: node, Pods: pods}, &out)
-			return out
+			if a, ok := changed[nodeInfoArgs](out.Changed); ok {
+				overwrite(node, a.Node)
+				overwriteEach(pods, a.Pods)
+			}
+			return out.NodeInfo
 		},
 		Filter: func(pod *api.Pod, node *framework.NodeInfo) *framework.Status {
-			var out *framework.Status
+			var out filterResult
 			p.pure("scheduler.Filter", filterArgs{Pod: pod, Node: node}, &out)
-			return out
+			if a, ok := changed[filterArgs](out.Changed); ok {
+				overwrite(pod, a.Pod)
+				overwrite(node, a.Node)
+			}
+			return out.Status
 		},
 		Score: func(pod *api.Pod, nodes []*framework.NodeInfo) []framework.NodePluginScores {
-			var out []framework.NodePluginScores
+			var out scoreResult
 			p.pure("scheduler.Score", scoreArgs{Pod: pod, Nodes: nodes}, &out)
-			return out
+			if a, ok := changed[scoreArgs](out.Changed); ok {
+				overwrite(pod, a.Pod)
+				overwriteEach(nodes, a.Nodes)
+			}
+			return out.Scores
 		},
 		Schedule: func(pod *api.Pod, nodes []*framework.NodeInfo, opts framework.ScheduleOptions) (framework.ScheduleResult, error) {
 			var out scheduleResult
 			p.pure("scheduler.Schedule", scheduleArgs{Pod: pod, Nodes: nodes, Opts: opts}, &out)
+			if a, ok := changed[scheduleArgs](out.Changed); ok {
+				overwrite(pod, a.Pod)
+				overwriteEach(nodes, a.Nodes)
+			}
 			return out.Result, fromWire(out.Err)
 		},
 		NewQueue: func() framework.Queue {
@@ -335,6 +372,55 @@ func Scheduler(p *Program) schedulertest.Impl {
 			}, handle{p: p, pr: pr, id: id, client: ref})
 			return s
 		},
+	}
+}
+
+// The suite wants the pure functions to leave their inputs as they were,
+// and checks it in every step. In one process a learner's function that
+// changes the pod or a NodeInfo changes the suite's; across the boundary
+// it changes a copy. So the program sends back the arguments as the call
+// left them when their JSON changed (marshalling what was decoded gives
+// back the same bytes otherwise), and the grader writes them over the
+// caller's: the suite sees the change as it would in one process.
+
+// changedArgs is the JSON of the call's arguments a as the call left
+// them, nil when they are still the JSON that came.
+func changedArgs(c *serverCall, a any) json.RawMessage {
+	after, err := json.Marshal(a)
+	if err != nil || bytes.Equal(after, c.args) {
+		return nil
+	}
+	return after
+}
+
+// changed decodes the arguments a call changed, if it changed them.
+func changed[A any](data json.RawMessage) (A, bool) {
+	var a A
+	if len(data) == 0 || json.Unmarshal(data, &a) != nil {
+		return a, false
+	}
+	return a, true
+}
+
+// overwrite writes what the call left in *src over the caller's *dst.
+func overwrite[T any](dst, src *T) {
+	if dst != nil && src != nil {
+		*dst = *src
+	}
+}
+
+// overwriteEach writes the elements the call left over the caller's, a
+// nil one as nil.
+func overwriteEach[T any](dst, src []*T) {
+	for i := range min(len(dst), len(src)) {
+		switch {
+		case src[i] == nil:
+			dst[i] = nil
+		case dst[i] == nil:
+			dst[i] = src[i]
+		default:
+			*dst[i] = *src[i]
+		}
 	}
 }
 

@@ -48,6 +48,22 @@ func misbehave(pod *api.Pod) {
 	}
 }
 
+// mutate changes its inputs when the pod asks for it, as a learner's
+// function that forgets to copy would.
+func mutate(pod *api.Pod, nodes ...*framework.NodeInfo) {
+	if pod == nil || pod.Name != "mutates" {
+		return
+	}
+	pod.Labels["touched"] = "yes"
+	for _, n := range nodes {
+		n.Requested.MilliCPU += 100
+		n.Pods = append(n.Pods, pod)
+	}
+	if len(nodes) > 1 {
+		nodes[0], nodes[1] = nodes[1], nodes[0]
+	}
+}
+
 // fakeScheduler is exercise 06's solution for the pure functions and the
 // queue, misbehaving on some pods, and a loop of the test's own (the
 // solution's loop is tested through the grader in e2e_test.go).
@@ -56,11 +72,16 @@ func fakeScheduler() schedulertest.Impl {
 		NewNodeInfo: scheduler.NewNodeInfo,
 		Filter: func(pod *api.Pod, node *framework.NodeInfo) *framework.Status {
 			misbehave(pod)
+			defer mutate(pod, node)
 			return scheduler.Filter(pod, node)
 		},
-		Score: scheduler.Score,
+		Score: func(pod *api.Pod, nodes []*framework.NodeInfo) []framework.NodePluginScores {
+			defer mutate(pod, nodes...)
+			return scheduler.Score(pod, nodes)
+		},
 		Schedule: func(pod *api.Pod, nodes []*framework.NodeInfo, opts framework.ScheduleOptions) (framework.ScheduleResult, error) {
 			misbehave(pod)
+			defer mutate(pod, nodes...)
 			res, err := scheduler.Schedule(pod, nodes, opts)
 			if pod != nil && pod.Name == "wrapped" && err != nil {
 				err = fmt.Errorf("scheduler: scheduling %s: %w", pod.Name, err)
@@ -241,6 +262,44 @@ func TestSchedulerPureRoundTrip(t *testing.T) {
 	_, werr := local.Schedule(testPod("web"), nil, framework.ScheduleOptions{})
 	if err == nil || werr == nil || err.Error() != werr.Error() {
 		t.Errorf("Schedule(web, no nodes) = %v, want %v", err, werr)
+	}
+}
+
+// Inputs stay as they were through the program when the call left them
+// so, and a call that changes them changes the caller's as in process:
+// the suite's check that no input changed sees the same either way.
+func TestSchedulerInputsChangeAsInProcess(t *testing.T) {
+	p, _ := fake(t, "scheduler")
+	r, local := Scheduler(p), fakeScheduler()
+	calls := map[string]func(impl schedulertest.Impl, pod *api.Pod, nodes []*framework.NodeInfo){
+		"Filter": func(impl schedulertest.Impl, pod *api.Pod, nodes []*framework.NodeInfo) { impl.Filter(pod, nodes[0]) },
+		"Score":  func(impl schedulertest.Impl, pod *api.Pod, nodes []*framework.NodeInfo) { impl.Score(pod, nodes) },
+		"Schedule": func(impl schedulertest.Impl, pod *api.Pod, nodes []*framework.NodeInfo) {
+			_, _ = impl.Schedule(pod, nodes, framework.ScheduleOptions{})
+		},
+		"NewNodeInfo": func(impl schedulertest.Impl, pod *api.Pod, nodes []*framework.NodeInfo) {
+			impl.NewNodeInfo(nodes[0].Node, pod, nodes[2].Pods[0])
+		},
+	}
+	for name, call := range calls {
+		for _, podName := range []string{"web", "mutates"} {
+			rPod, rNodes := testPod(podName), testNodes()
+			call(r, rPod, rNodes)
+			lPod, lNodes := testPod(podName), testNodes()
+			call(local, lPod, lNodes)
+			if !reflect.DeepEqual(rPod, lPod) {
+				t.Errorf("%s(%s): the pod after the call through the program = %#v\n\twant %#v (in process)", name, podName, rPod, lPod)
+			}
+			if !reflect.DeepEqual(rNodes, lNodes) {
+				t.Errorf("%s(%s): the nodes after the call through the program differ from the nodes after it in process", name, podName)
+			}
+			if podName == "web" && !reflect.DeepEqual(rNodes, testNodes()) {
+				t.Errorf("%s(web) changed its nodes through the program, want them as they were", name)
+			}
+		}
+	}
+	if pod := testPod("mutates"); r.Filter(pod, testNodes()[1]) == nil && pod.Labels["touched"] != "yes" {
+		t.Errorf("Filter(mutates) left the caller's pod as it was, want the label the call set")
 	}
 }
 
