@@ -52,9 +52,9 @@ type queuedPod struct {
 	expiry time.Time
 }
 
-// PriorityQueue implements framework.Queue. It is not safe for
+// priorityQueue implements framework.Queue. It is not safe for
 // concurrent use: the loop holds its own lock around every call.
-type PriorityQueue struct {
+type priorityQueue struct {
 	active  podHeap
 	backoff podHeap
 	// unschedulable is upstream's unschedulablePods: pods by key.
@@ -77,14 +77,14 @@ type PriorityQueue struct {
 	maxInUnschedulable         time.Duration
 }
 
-var _ framework.Queue = (*PriorityQueue)(nil)
+var _ framework.Queue = (*priorityQueue)(nil)
 
 // NewQueue returns an empty scheduling queue with upstream's default
 // back-off (1s doubling to 10s) and unschedulable timeout (5 minutes).
 func NewQueue() framework.Queue { return newPriorityQueue() }
 
-func newPriorityQueue() *PriorityQueue {
-	q := &PriorityQueue{
+func newPriorityQueue() *priorityQueue {
+	q := &priorityQueue{
 		unschedulable:      map[string]*queuedPod{},
 		pods:               map[string]*queuedPod{},
 		moveRequestCycle:   -1,
@@ -136,7 +136,7 @@ func lessBackoff(a, b *queuedPod) bool {
 // backoffDuration is upstream's calculateBackoffDuration
 // (backoff_queue.go): none before the first attempt, then the initial
 // back-off doubled per further attempt, capped at the maximum.
-func (q *PriorityQueue) backoffDuration(attempts int) time.Duration {
+func (q *priorityQueue) backoffDuration(attempts int) time.Duration {
 	if attempts == 0 {
 		return 0
 	}
@@ -150,28 +150,28 @@ func (q *PriorityQueue) backoffDuration(attempts int) time.Duration {
 	return d
 }
 
-func (q *PriorityQueue) backoffExpiry(info framework.QueuedPodInfo) time.Time {
+func (q *priorityQueue) backoffExpiry(info framework.QueuedPodInfo) time.Time {
 	return info.Timestamp.Add(q.backoffDuration(info.Attempts))
 }
 
 // backingOff is upstream's isPodBackingoff: the expiry is after now.
-func (q *PriorityQueue) backingOff(info framework.QueuedPodInfo, now time.Time) bool {
+func (q *priorityQueue) backingOff(info framework.QueuedPodInfo, now time.Time) bool {
 	return q.backoffExpiry(info).After(now)
 }
 
-func (q *PriorityQueue) toActive(p *queuedPod) {
+func (q *priorityQueue) toActive(p *queuedPod) {
 	q.seq++
 	p.seq, p.where = q.seq, inActive
 	heap.Push(&q.active, p)
 }
 
-func (q *PriorityQueue) toBackoff(p *queuedPod) {
+func (q *priorityQueue) toBackoff(p *queuedPod) {
 	q.seq++
 	p.seq, p.where, p.expiry = q.seq, inBackoff, q.backoffExpiry(p.info)
 	heap.Push(&q.backoff, p)
 }
 
-func (q *PriorityQueue) toUnschedulable(p *queuedPod) {
+func (q *priorityQueue) toUnschedulable(p *queuedPod) {
 	p.where = inUnschedulable
 	q.unschedulable[p.key] = p
 	if due := p.info.Timestamp.Add(q.maxInUnschedulable); q.leftoverAt.IsZero() || due.Before(q.leftoverAt) {
@@ -182,7 +182,7 @@ func (q *PriorityQueue) toUnschedulable(p *queuedPod) {
 // toActiveOrBackoff is the per-pod part of upstream's
 // movePodsToActiveOrBackoffQueue: a pod still backing off waits in the
 // back-off heap, else it goes straight to active.
-func (q *PriorityQueue) toActiveOrBackoff(p *queuedPod, now time.Time) {
+func (q *priorityQueue) toActiveOrBackoff(p *queuedPod, now time.Time) {
 	if q.backingOff(p.info, now) {
 		q.toBackoff(p)
 	} else {
@@ -191,7 +191,7 @@ func (q *PriorityQueue) toActiveOrBackoff(p *queuedPod, now time.Time) {
 }
 
 // remove takes p out of wherever it is (it stays in q.pods).
-func (q *PriorityQueue) remove(p *queuedPod) {
+func (q *priorityQueue) remove(p *queuedPod) {
 	switch p.where {
 	case inActive:
 		heap.Remove(&q.active, p.index)
@@ -204,7 +204,7 @@ func (q *PriorityQueue) remove(p *queuedPod) {
 
 // Add adds a new pod to the active queue with Timestamp now; a pod
 // already queued is updated instead.
-func (q *PriorityQueue) Add(pod *api.Pod, now time.Time) {
+func (q *priorityQueue) Add(pod *api.Pod, now time.Time) {
 	key := podKey(pod)
 	if _, ok := q.pods[key]; ok {
 		q.Update(pod, now)
@@ -221,7 +221,7 @@ func (q *PriorityQueue) Add(pod *api.Pod, now time.Time) {
 // Update moves it when the pod changed; the loop calls Update only for a
 // change that is not the status alone, see isPodUpdated). A pod not
 // queued is added.
-func (q *PriorityQueue) Update(pod *api.Pod, now time.Time) {
+func (q *priorityQueue) Update(pod *api.Pod, now time.Time) {
 	p, ok := q.pods[podKey(pod)]
 	if !ok {
 		q.Add(pod, now)
@@ -240,7 +240,7 @@ func (q *PriorityQueue) Update(pod *api.Pod, now time.Time) {
 }
 
 // Delete removes a pod from the queue, wherever it is.
-func (q *PriorityQueue) Delete(pod *api.Pod) {
+func (q *priorityQueue) Delete(pod *api.Pod) {
 	key := podKey(pod)
 	if p, ok := q.pods[key]; ok {
 		q.remove(p)
@@ -254,7 +254,7 @@ func (q *PriorityQueue) Delete(pod *api.Pod) {
 // DefaultPodMaxInUnschedulablePodsDuration as a cluster event would
 // (flushUnschedulablePodsLeftover, every 30 seconds there, which compares
 // now − Timestamp > the duration).
-func (q *PriorityQueue) flush(now time.Time) {
+func (q *priorityQueue) flush(now time.Time) {
 	for len(q.backoff.items) > 0 && !q.backoff.items[0].expiry.After(now) {
 		p := heap.Pop(&q.backoff).(*queuedPod)
 		q.toActive(p)
@@ -280,7 +280,7 @@ func (q *PriorityQueue) flush(now time.Time) {
 // or active, then moveRequestCycle = schedulingCycle, so that a pod whose
 // attempt began before the move and fails after it is not parked in the
 // unschedulable set, since the event may have made room for it.
-func (q *PriorityQueue) move(pods []*queuedPod, now time.Time) {
+func (q *priorityQueue) move(pods []*queuedPod, now time.Time) {
 	// Map order must not decide the order of entry into the heaps
 	// (seq): sort by key for determinism.
 	sortByKey(pods)
@@ -293,7 +293,7 @@ func (q *PriorityQueue) move(pods []*queuedPod, now time.Time) {
 
 // Pop flushes (see flush), then takes the active queue's head: one more
 // attempt, the first attempt's time, one more scheduling cycle.
-func (q *PriorityQueue) Pop(now time.Time) (framework.QueuedPodInfo, bool) {
+func (q *priorityQueue) Pop(now time.Time) (framework.QueuedPodInfo, bool) {
 	q.flush(now)
 	if len(q.active.items) == 0 {
 		return framework.QueuedPodInfo{}, false
@@ -309,7 +309,7 @@ func (q *PriorityQueue) Pop(now time.Time) (framework.QueuedPodInfo, bool) {
 }
 
 // SchedulingCycle is the number of pods popped so far.
-func (q *PriorityQueue) SchedulingCycle() int64 { return q.schedulingCycle }
+func (q *priorityQueue) SchedulingCycle() int64 { return q.schedulingCycle }
 
 // AddUnschedulable takes back a pod whose attempt in cycle failed, with
 // Timestamp now (upstream's AddUnschedulableIfNotPresent): to back-off
@@ -317,7 +317,7 @@ func (q *PriorityQueue) SchedulingCycle() int64 { return q.schedulingCycle }
 // at or after cycle, else to the unschedulable set. A pod that is queued
 // again already (an update while it was being scheduled) stays where it
 // is, as upstream refuses to add it twice.
-func (q *PriorityQueue) AddUnschedulable(info framework.QueuedPodInfo, cycle int64, now time.Time) {
+func (q *priorityQueue) AddUnschedulable(info framework.QueuedPodInfo, cycle int64, now time.Time) {
 	key := podKey(info.Pod)
 	if _, ok := q.pods[key]; ok {
 		return
@@ -336,7 +336,7 @@ func (q *PriorityQueue) AddUnschedulable(info framework.QueuedPodInfo, cycle int
 // back-off, or to active if its back-off already ended (Timestamp kept),
 // and the move request is remembered for the pods in flight (upstream's
 // MoveAllToActiveOrBackoffQueue).
-func (q *PriorityQueue) MoveAll(event framework.ClusterEvent, now time.Time) {
+func (q *priorityQueue) MoveAll(event framework.ClusterEvent, now time.Time) {
 	pods := make([]*queuedPod, 0, len(q.unschedulable))
 	for _, p := range q.unschedulable {
 		pods = append(pods, p)
@@ -345,12 +345,12 @@ func (q *PriorityQueue) MoveAll(event framework.ClusterEvent, now time.Time) {
 }
 
 // Len counts the pods in each part of the queue.
-func (q *PriorityQueue) Len() (active, backoff, unschedulable int) {
+func (q *priorityQueue) Len() (active, backoff, unschedulable int) {
 	return len(q.active.items), len(q.backoff.items), len(q.unschedulable)
 }
 
 // nextBackoff is the earliest back-off expiry, for the loop's timer.
-func (q *PriorityQueue) nextBackoff() (time.Time, bool) {
+func (q *priorityQueue) nextBackoff() (time.Time, bool) {
 	if len(q.backoff.items) == 0 {
 		return time.Time{}, false
 	}

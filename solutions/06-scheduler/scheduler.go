@@ -69,7 +69,7 @@ type sched struct {
 
 	// mu guards the queue and the pod bookkeeping below.
 	mu    sync.Mutex
-	queue *PriorityQueue
+	queue *priorityQueue
 	// pending is the latest object of every pod this scheduler must
 	// place (no node, its scheduler name, not being deleted), by podKey.
 	pending map[string]*api.Pod
