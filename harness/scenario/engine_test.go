@@ -155,9 +155,10 @@ get pods/default/not-there
 }
 
 // The scenarios' needs lines are right: on a cluster whose store is the
-// harness's in-memory one and that has no request pipeline (what a
-// learner runs before exercises 03 and 05 are done), every scenario that
-// needs 03-store or 05-admission fails and every other one passes.
+// harness's in-memory one and that has no request pipeline and no
+// scheduler (what a learner runs before exercises 03, 05 and 06 are
+// done), every scenario that needs 03-store, 05-admission or
+// 06-scheduler fails and every other one passes.
 func TestNeedsLinesOnMemoryStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts clusters")
@@ -183,7 +184,7 @@ func TestNeedsLinesOnMemoryStore(t *testing.T) {
 	t.Logf("on the in-memory store: %v", rt.results)
 	for _, s := range list {
 		want := "pass"
-		if slices.Contains(s.Needs, "03-store") || slices.Contains(s.Needs, "05-admission") {
+		if slices.Contains(s.Needs, "03-store") || slices.Contains(s.Needs, "05-admission") || slices.Contains(s.Needs, "06-scheduler") {
 			want = "fail"
 		}
 		got := rt.results[s.Name]
@@ -237,7 +238,8 @@ func TestCommandErrors(t *testing.T) {
 	}
 	cfg := clusterConfig(t)
 	cfg.Reference = nil
-	const pod = "-- web.yaml --\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    app: web\nspec:\n  containers:\n  - name: web\n    image: kata/http-echo\n"
+	// schedulerName: no scheduler writes the pod while a case watches it.
+	const pod = "-- web.yaml --\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    app: web\nspec:\n  schedulerName: nobody\n  containers:\n  - name: web\n    image: kata/http-echo\n"
 	cases := map[string]struct{ script, want string }{
 		"usage_start":         {"cluster-start extra\n", "usage: cluster-start [--reference] [--admission-policy NAME,...]"},
 		"usage_as":            {"as\n", "usage: as USER | as --token TOKEN"},
@@ -247,7 +249,7 @@ func TestCommandErrors(t *testing.T) {
 		"usage_get":           {"cluster-start\nget\n", "usage: get [-l SELECTOR] RESOURCE[/NS[/NAME]] [TEMPLATE]"},
 		"usage_wait":          {"cluster-start\nwait-for pods/default/web\n", "usage: wait-for RESOURCE[/NS]/NAME TEMPLATE=VALUE [--timeout D]"},
 		"usage_wait-timeout":  {"cluster-start\nwait-for pods/default/web {.a}=b --timeout nope\n", "usage: wait-for RESOURCE[/NS]/NAME TEMPLATE=VALUE [--timeout D]"},
-		"usage_watch-start":   {"cluster-start\nwatch-start w\n", "usage: watch-start NAME [-l SELECTOR] RESOURCE[/NS]"},
+		"usage_watch-start":   {"cluster-start\nwatch-start w\n", "usage: watch-start NAME [-l SELECTOR] [--field-selector SELECTOR] RESOURCE[/NS]"},
 		"usage_watch-expect":  {"cluster-start\nwatch-expect w ADDED\n", "usage: watch-expect NAME TYPE OBJECT [--timeout D]"},
 		"usage_delete":        {"cluster-start\ndelete pods/default\n", "usage: delete RESOURCE[/NS]/NAME"},
 		"usage_snapshot-save": {"cluster-start\nsnapshot-save\n", "usage: snapshot-save FILE"},

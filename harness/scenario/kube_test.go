@@ -58,6 +58,9 @@ func mustManifests(t *testing.T, text string) []object {
 	return docs
 }
 
+// podYAML names a scheduler that does not run, so that nothing but the
+// test writes the pod (the reference cluster's scheduler would write its
+// status while no node fits).
 const podYAML = `apiVersion: v1
 kind: Pod
 metadata:
@@ -66,6 +69,7 @@ metadata:
     app: web
     tier: frontend
 spec:
+  schedulerName: nobody
   containers:
   - name: web
     image: kata/http-echo

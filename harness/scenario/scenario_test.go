@@ -35,7 +35,8 @@ var reference = sync.OnceValues(func() (string, error) {
 	m := program.DefaultModule
 	// As kata up --reference wires it: the protobuf edge once
 	// harness/protoedge exists, the request pipeline once
-	// solutions/05-admission does.
+	// solutions/05-admission does, the scheduler once
+	// solutions/06-scheduler does.
 	w := program.Wiring{
 		Store:     m + "/solutions/03-store",
 		APIServer: m + "/solutions/04-apiserver",
@@ -45,6 +46,9 @@ var reference = sync.OnceValues(func() (string, error) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "solutions", "05-admission")); err == nil {
 		w.Pipeline = m + "/solutions/05-admission"
+	}
+	if _, err := os.Stat(filepath.Join(root, "solutions", "06-scheduler")); err == nil {
+		w.Scheduler = m + "/solutions/06-scheduler"
 	}
 	return bin, program.Build(ctx, root, w, bin)
 })

@@ -26,7 +26,9 @@ import (
 // says that the data will not survive a restart; once the pipeline (05)
 // is, every request is authenticated, authorized and admitted, the
 // cluster serves TLS with its own CA and writes a kubeconfig per
-// identity, and --listen may go beyond loopback. Before it builds, it
+// identity, and --listen may go beyond loopback; once the scheduler
+// (06) is, pending pods are bound to nodes (Node objects applied by
+// hand until the kubelet, 08). Before it builds, it
 // prints one table of the parts: where each comes from, and what a user
 // will see because one is absent.
 //
@@ -53,6 +55,7 @@ const (
 	storeID     = "03-store"
 	apiserverID = "04-apiserver"
 	pipelineID  = "05-admission"
+	schedulerID = "06-scheduler"
 )
 
 // beyondLoopback: without the pipeline the apiserver authenticates no one.
@@ -215,10 +218,12 @@ func clusterWiring(env *Env, root, cmd string, reference, etcd bool) (program.Wi
 		w.NotDone += ", or run " + cmd + " --reference to use the reference"
 	}
 	base := "exercises"
-	storeDone := true
-	// The pipeline joins the reference cluster once solutions/ has it,
-	// and the learner's once its exercise is finished.
-	pipelineDone := isDir(filepath.Join(root, "solutions", pipelineID))
+	// The pipeline and the scheduler join the reference cluster once
+	// solutions/ has them, and the learner's once their exercises are
+	// finished.
+	done := finished{store: true,
+		pipeline:  isDir(filepath.Join(root, "solutions", pipelineID)),
+		scheduler: isDir(filepath.Join(root, "solutions", schedulerID))}
 	if reference {
 		base = "solutions"
 		if !hasSolutions {
@@ -226,13 +231,16 @@ func clusterWiring(env *Env, root, cmd string, reference, etcd bool) (program.Wi
 		}
 	} else {
 		var err error
-		storeDone, pipelineDone, err = upFinished(env, root, cmd, hasSolutions, etcd)
-		if err != nil {
+		if done, err = upFinished(env, root, cmd, hasSolutions, etcd); err != nil {
 			return w, err
 		}
 	}
-	if pipelineDone {
+	storeDone := done.store
+	if done.pipeline {
 		w.Pipeline = importPath(base + "/" + pipelineID)
+	}
+	if done.scheduler {
+		w.Scheduler = importPath(base + "/" + schedulerID)
 	}
 	for _, id := range []string{storeID, apiserverID} {
 		if id == storeID && (!storeDone || etcd) {
@@ -251,35 +259,51 @@ func clusterWiring(env *Env, root, cmd string, reference, etcd bool) (program.Wi
 	return w, nil
 }
 
+// finished says which of the optional parts the cluster runs.
+type finished struct {
+	store, pipeline, scheduler bool
+}
+
 // upFinished decides which of the learner's parts the cluster runs: it
 // fails unless the apiserver is finished, and says whether the store is
 // (without it the cluster runs on the in-memory store, and it says so
-// unless the store is on etcd) and whether the pipeline is (without it
-// the cluster has no authentication, and stays on loopback). A part is
-// finished when all its steps pass, as kata next and kata list say.
-func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (storeDone, pipelineDone bool, err error) {
+// unless the store is on etcd), whether the pipeline is (without it the
+// cluster has no authentication, and stays on loopback) and whether the
+// scheduler is (without it pods stay Pending). A part is finished when
+// all its steps pass, as kata next and kata list say.
+func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, error) {
 	l, err := newLearner(env)
 	if err != nil {
-		return false, false, err
+		return finished{}, err
 	}
 	var exs []*course.Exercise
-	for _, id := range []string{storeID, apiserverID, pipelineID} {
+	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID} {
 		e, err := l.exercise(id)
-		if err != nil {
-			if id == pipelineID {
-				continue // a course without it yet
+		if id == pipelineID || id == schedulerID {
+			if err != nil || !isDir(filepath.Join(root, e.ExerciseDir())) {
+				continue // a course or a copy without it yet
 			}
-			return false, false, fmt.Errorf("%s: %w", cmd, err)
+		}
+		if err != nil {
+			return finished{}, fmt.Errorf("%s: %w", cmd, err)
 		}
 		exs = append(exs, e)
 	}
 	fmt.Fprintf(env.Stderr, "%s: checking which parts of the cluster you have finished...\n", cmd)
 	res, err := l.runCached(exs)
 	if err != nil {
-		return false, false, fmt.Errorf("%s: %w", cmd, err)
+		return finished{}, fmt.Errorf("%s: %w", cmd, err)
 	}
 	store, apiserver := res[0], res[1]
-	pipelineDone = len(res) > 2 && res[2].Done()
+	var done finished
+	for _, r := range res[2:] {
+		switch r.Exercise.ID {
+		case pipelineID:
+			done.pipeline = r.Done()
+		case schedulerID:
+			done.scheduler = r.Done()
+		}
+	}
 	if !apiserver.Done() {
 		msg := fmt.Sprintf("%s is not finished yet (%d/%d steps pass): the cluster needs your apiserver; `kata next` shows what is left",
 			apiserver.Exercise.ExerciseDir(), apiserver.Passed(), len(apiserver.Steps))
@@ -290,14 +314,15 @@ func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (storeDone,
 		if hasSolutions {
 			msg += ", or run " + cmd + " --reference to start the reference"
 		}
-		return false, false, errors.New(msg)
+		return finished{}, errors.New(msg)
 	}
 	if !store.Done() && !etcd {
 		fmt.Fprintf(env.Stderr, "%s: %s is not finished yet (%d/%d steps pass), so the cluster keeps its data in memory (harness/storage.NewMemory)\n",
 			cmd, store.Exercise.ExerciseDir(), store.Passed(), len(store.Steps))
 		fmt.Fprintf(env.Stderr, "%s: warning: nothing you create will survive a restart; finish %s (kata next) to keep it on disk\n", cmd, store.Exercise.ID)
 	}
-	return store.Done(), pipelineDone, nil
+	done.store = store.Done()
+	return done, nil
 }
 
 // futurePart is a part whose exercise is not wired into the cluster yet.
@@ -308,7 +333,6 @@ type futurePart struct {
 // futureParts are the parts after the apiserver, with what a user sees
 // while each is absent (DESIGN: the cluster says what is missing).
 var futureParts = []futurePart{
-	{"scheduler", "scheduler", "06", "pods stay Pending"},
 	{"controllers", "controllers", "07", "a Deployment makes no pods"},
 	{"kubelet", "kubelet", "08", "pods are bound but never start"},
 	{"kube-proxy", "proxy", "09", "Services do not forward"},
@@ -335,12 +359,25 @@ func printParts(env *Env, w program.Wiring, nodes int) {
 		rows = append(rows, row{"pipeline", "absent (05 not finished)", "anyone who can reach the port can do anything; --listen is loopback only"})
 	}
 	c, _ := course.Load()
+	inCourse := func(id string) bool {
+		if c == nil {
+			return false
+		}
+		_, err := c.Exercise(id)
+		return err == nil
+	}
+	switch {
+	case w.Scheduler != "":
+		rows = append(rows, row{"scheduler", rel(w.Scheduler), "pending pods are bound to nodes (Node objects you apply until the kubelet, 08)"})
+	case inCourse(schedulerID):
+		rows = append(rows, row{"scheduler", "absent (06 not finished)", "pods stay Pending"})
+	default:
+		rows = append(rows, row{"scheduler", "absent (not in the course yet)", "pods stay Pending"})
+	}
 	for _, f := range futureParts {
 		from := "absent (not in the course yet)"
-		if c != nil {
-			if _, err := c.Exercise(f.topic); err == nil {
-				from = "absent (not in kata up yet)"
-			}
+		if inCourse(f.topic) {
+			from = "absent (not in kata up yet)"
 		}
 		see := f.absent
 		if f.part == "kubelet" && nodes != 1 {

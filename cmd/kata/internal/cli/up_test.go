@@ -93,7 +93,7 @@ func TestUpReference(t *testing.T) {
 
 	url, stop := start()
 	kubeconfig := filepath.Join(data, "kubeconfig")
-	for _, row := range []string{"    store        solutions/03-store", "    apiserver    solutions/04-apiserver", "    pipeline     solutions/05-admission", "    scheduler    absent"} {
+	for _, row := range []string{"    store        solutions/03-store", "    apiserver    solutions/04-apiserver", "    pipeline     solutions/05-admission", "    scheduler    solutions/06-scheduler"} {
 		if !strings.Contains(lastStderr.String(), row+" ") {
 			t.Errorf("kata up --reference printed no row %q in its table of parts; stderr:\n%s", row, lastStderr.String())
 		}
@@ -146,6 +146,29 @@ func TestUpReference(t *testing.T) {
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx:1.27"}}}}); err != nil {
 		t.Fatalf("creating a pod through kata up's apiserver: %v", err)
 	}
+	// The reference has exercise 06's scheduler: once a node exists (an
+	// object the admin creates until the kubelet, 08), the pod is bound.
+	if _, err := client.For[*api.Node](client.New(url, admin.Client)).Create(ctx, &api.Node{ObjectMeta: api.ObjectMeta{Name: "node-1"},
+		Status: api.NodeStatus{Allocatable: api.ResourceList{"cpu": quantity(t, "4"), "memory": quantity(t, "32Gi"), "pods": quantity(t, "110")}}}); err != nil {
+		t.Fatalf("creating node-1 through kata up's apiserver: %v", err)
+	}
+	bound := func() string {
+		p, err := pods.Get(ctx, "default", "web")
+		if err != nil {
+			return err.Error()
+		}
+		return p.Spec.NodeName
+	}
+	deadline := time.After(30 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for bound() != "node-1" {
+		select {
+		case <-deadline:
+			t.Fatalf("kata up --reference: pod web not bound to node-1 within 30s of the node's creation (nodeName: %q); stderr:\n%s", bound(), lastStderr.String())
+		case <-tick.C:
+		}
+	}
 	if out := stop(); !strings.Contains(out, "stopped") {
 		t.Fatalf("kata up after Ctrl-C printed:\n%s\nwant a line saying it stopped", out)
 	}
@@ -166,6 +189,16 @@ func TestUpReference(t *testing.T) {
 	if err != nil || got.Spec.Containers[0].Image != "nginx:1.27" {
 		t.Fatalf("after a restart: Get(default/web) = %v, %v; want the pod created before the stop", got, err)
 	}
+}
+
+// quantity parses s, failing the test on an error.
+func quantity(t *testing.T, s string) api.Quantity {
+	t.Helper()
+	q, err := api.ParseQuantity(s)
+	if err != nil {
+		t.Fatalf("api.ParseQuantity(%q) = %v", s, err)
+	}
+	return q
 }
 
 // lockedBuffer is a strings.Builder that the cluster's output goroutine
