@@ -81,6 +81,11 @@ type (
 		Event framework.ClusterEvent  `json:"event,omitempty"`
 		Now   time.Time               `json:"now,omitzero"`
 	}
+	// queueResult answers a method that takes a pod: the arguments as
+	// the call left them, when it changed them (changedArgs).
+	queueResult struct {
+		Changed json.RawMessage `json:"changed,omitempty"`
+	}
 	popResult struct {
 		Info framework.QueuedPodInfo `json:"info"`
 		OK   bool                    `json:"ok"`
@@ -217,15 +222,15 @@ func (sp *schedulerProgram) service() Service {
 		},
 		"queue.Add": onQueue(func(c *serverCall, a queueArgs, q framework.Queue) *frame {
 			q.Add(a.Pod, a.Now)
-			return resultFrame(nil, nil)
+			return resultFrame(queueResult{Changed: changedArgs(c, &a)}, nil)
 		}),
 		"queue.Update": onQueue(func(c *serverCall, a queueArgs, q framework.Queue) *frame {
 			q.Update(a.Pod, a.Now)
-			return resultFrame(nil, nil)
+			return resultFrame(queueResult{Changed: changedArgs(c, &a)}, nil)
 		}),
 		"queue.Delete": onQueue(func(c *serverCall, a queueArgs, q framework.Queue) *frame {
 			q.Delete(a.Pod)
-			return resultFrame(nil, nil)
+			return resultFrame(queueResult{Changed: changedArgs(c, &a)}, nil)
 		}),
 		"queue.Pop": onQueue(func(c *serverCall, a queueArgs, q framework.Queue) *frame {
 			info, ok := q.Pop(a.Now)
@@ -236,7 +241,7 @@ func (sp *schedulerProgram) service() Service {
 		}),
 		"queue.AddUnschedulable": onQueue(func(c *serverCall, a queueArgs, q framework.Queue) *frame {
 			q.AddUnschedulable(a.Info, a.Cycle, a.Now)
-			return resultFrame(nil, nil)
+			return resultFrame(queueResult{Changed: changedArgs(c, &a)}, nil)
 		}),
 		"queue.MoveAll": onQueue(func(c *serverCall, a queueArgs, q framework.Queue) *frame {
 			q.MoveAll(a.Event, a.Now)
@@ -468,16 +473,27 @@ func (q *remoteQueue) call(method string, a queueArgs, reply any) {
 	}
 }
 
+// withPod calls a method that takes a pod (and the pod of info), and
+// writes over them what the call left, if it changed them.
+func (q *remoteQueue) withPod(method string, a queueArgs) {
+	var out queueResult
+	q.call(method, a, &out)
+	if c, ok := changed[queueArgs](out.Changed); ok {
+		overwrite(a.Pod, c.Pod)
+		overwrite(a.Info.Pod, c.Info.Pod)
+	}
+}
+
 func (q *remoteQueue) Add(pod *api.Pod, now time.Time) {
-	q.call("queue.Add", queueArgs{Pod: pod, Now: now}, &struct{}{})
+	q.withPod("queue.Add", queueArgs{Pod: pod, Now: now})
 }
 
 func (q *remoteQueue) Update(pod *api.Pod, now time.Time) {
-	q.call("queue.Update", queueArgs{Pod: pod, Now: now}, &struct{}{})
+	q.withPod("queue.Update", queueArgs{Pod: pod, Now: now})
 }
 
 func (q *remoteQueue) Delete(pod *api.Pod) {
-	q.call("queue.Delete", queueArgs{Pod: pod}, &struct{}{})
+	q.withPod("queue.Delete", queueArgs{Pod: pod})
 }
 
 func (q *remoteQueue) Pop(now time.Time) (framework.QueuedPodInfo, bool) {
@@ -493,7 +509,7 @@ func (q *remoteQueue) SchedulingCycle() int64 {
 }
 
 func (q *remoteQueue) AddUnschedulable(info framework.QueuedPodInfo, cycle int64, now time.Time) {
-	q.call("queue.AddUnschedulable", queueArgs{Info: info, Cycle: cycle, Now: now}, &struct{}{})
+	q.withPod("queue.AddUnschedulable", queueArgs{Info: info, Cycle: cycle, Now: now})
 }
 
 func (q *remoteQueue) MoveAll(event framework.ClusterEvent, now time.Time) {

@@ -88,9 +88,18 @@ func fakeScheduler() schedulertest.Impl {
 			}
 			return res, err
 		},
-		NewQueue: scheduler.NewQueue,
+		NewQueue: func() framework.Queue { return mutatingQueue{scheduler.NewQueue()} },
 		New:      newTestLoop,
 	}
+}
+
+// mutatingQueue is the solution's queue, changing the pod it is given
+// when the pod asks for it.
+type mutatingQueue struct{ framework.Queue }
+
+func (q mutatingQueue) Add(pod *api.Pod, now time.Time) {
+	mutate(pod)
+	q.Queue.Add(pod, now)
 }
 
 // testLoop binds every pod with no node to node-1 and misbehaves as its
@@ -300,6 +309,22 @@ func TestSchedulerInputsChangeAsInProcess(t *testing.T) {
 	}
 	if pod := testPod("mutates"); r.Filter(pod, testNodes()[1]) == nil && pod.Labels["touched"] != "yes" {
 		t.Errorf("Filter(mutates) left the caller's pod as it was, want the label the call set")
+	}
+}
+
+// A queue that changes the pod given to Add changes the caller's, as in
+// process; one that does not leaves it as it was.
+func TestSchedulerQueueInputsChangeAsInProcess(t *testing.T) {
+	p, _ := fake(t, "scheduler")
+	q := Scheduler(p).NewQueue()
+	web, mutates := testPod("web"), testPod("mutates")
+	q.Add(web, t0)
+	q.Add(mutates, t0)
+	if !reflect.DeepEqual(web, testPod("web")) {
+		t.Errorf("Add(web) changed the caller's pod through the program: %#v", web)
+	}
+	if mutates.Labels["touched"] != "yes" {
+		t.Errorf("Add(mutates) left the caller's pod as it was through the program, want the label the queue set (as in process)")
 	}
 }
 
