@@ -104,19 +104,21 @@ func benchCluster(b *testing.B, nodes, pods int) *benchClient {
 	ctx := context.Background()
 	fake := client.NewFake()
 	for i := range nodes {
-		// node-default.yaml.
+		// node-default.yaml (its capacity, as allocatable too).
 		alloc := api.ResourceList{api.ResourceCPU: api.MustParse("4"), api.ResourceMemory: api.MustParse("32Gi"), api.ResourcePods: api.MustParse("110")}
-		n := &api.Node{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("node-%05d", i), Labels: map[string]string{api.LabelHostname: fmt.Sprintf("node-%05d", i)}},
-			Status: api.NodeStatus{Capacity: alloc, Allocatable: alloc, Conditions: []api.NodeCondition{{Type: "Ready", Status: api.ConditionTrue}}}}
+		n := &api.Node{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("scheduler-perf-%05d", i)},
+			Status: api.NodeStatus{Capacity: alloc, Allocatable: alloc, Phase: "Running", Conditions: []api.NodeCondition{{Type: api.NodeReady, Status: api.ConditionTrue}}}}
 		if _, err := fake.Create(ctx, n); err != nil {
 			b.Fatal(err)
 		}
 	}
 	for i := range pods {
 		// pod-default.yaml.
+		rl := api.ResourceList{api.ResourceCPU: api.MustParse("100m"), api.ResourceMemory: api.MustParse("500Mi")}
 		p := &api.Pod{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("pod-%05d", i), Namespace: "default"},
-			Spec: api.PodSpec{Containers: []api.Container{{Name: "pause", Image: "registry.k8s.io/pause:3.10",
-				Resources: api.ResourceRequirements{Requests: api.ResourceList{api.ResourceCPU: api.MustParse("100m"), api.ResourceMemory: api.MustParse("500Mi")}}}}}}
+			Spec: api.PodSpec{Containers: []api.Container{{Name: "pause", Image: "registry.k8s.io/pause:3.10.1",
+				Ports:     []api.ContainerPort{{ContainerPort: 80}},
+				Resources: api.ResourceRequirements{Requests: rl, Limits: rl}}}}}
 		if _, err := fake.Create(ctx, p); err != nil {
 			b.Fatal(err)
 		}
