@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/framework"
 	"github.com/kubekata/kubekata/harness/schedulertest"
 )
@@ -27,6 +28,25 @@ func pure(change func(ref schedulertest.Impl) schedulertest.Impl, fails ...strin
 
 func init() {
 	register(map[string]mutant{
+		// The exercise's stubs: every function panics "not implemented".
+		// Every step fails, each on its own (none hangs or takes the
+		// others down).
+		"stubs": {whole: func() schedulertest.Impl {
+			return schedulertest.Impl{
+				NewNodeInfo: func(*api.Node, ...*api.Pod) *framework.NodeInfo { panic("not implemented: NewNodeInfo") },
+				Filter:      func(*api.Pod, *framework.NodeInfo) *framework.Status { panic("not implemented: Filter") },
+				Score:       func(*api.Pod, []*framework.NodeInfo) []framework.NodePluginScores { panic("not implemented: Score") },
+				Schedule: func(*api.Pod, []*framework.NodeInfo, framework.ScheduleOptions) (framework.ScheduleResult, error) {
+					panic("not implemented: Schedule")
+				},
+				NewQueue: func() framework.Queue { panic("not implemented: NewQueue") },
+				New:      func(client.Interface, framework.Options) framework.Scheduler { panic("not implemented: New") },
+			}
+		}, fails: allSteps},
+		// A test file that passes no function: every step fails, saying
+		// which function is missing.
+		"nil-functions": {whole: func() schedulertest.Impl { return schedulertest.Impl{} }, fails: allSteps},
+
 		// 01: NewNodeInfo.
 		"requests-not-summed": pure(func(ref schedulertest.Impl) schedulertest.Impl {
 			inner := ref.NewNodeInfo
