@@ -90,6 +90,14 @@ var loopMutants = map[string]mutant{
 	"move-all-ignored": withQueue(func(q framework.Queue) framework.Queue {
 		return ignoreMoveAll{q}
 	}, "13-queue-order-and-backoff", "14-unschedulable-pods"),
+	// Update replaces the object nowhere and moves nothing.
+	"update-ignored": withQueue(func(q framework.Queue) framework.Queue {
+		return ignoreUpdate{q}
+	}, "13-queue-order-and-backoff", "14-unschedulable-pods"),
+	// Update keeps the old object in the active and back-off queues.
+	"update-keeps-old-object": withQueue(func(q framework.Queue) framework.Queue {
+		return &staleUpdate{Queue: q, queued: map[string]bool{}, unschedulable: map[string]bool{}}
+	}, "13-queue-order-and-backoff"),
 	"priority-ignored-in-queue": withQueue(func(q framework.Queue) framework.Queue {
 		return &noPriority{Queue: q, given: map[string]*api.Pod{}}
 	}, "13-queue-order-and-backoff"),
@@ -289,6 +297,58 @@ type eventDuringCycleIgnored struct{ framework.Queue }
 
 func (q eventDuringCycleIgnored) AddUnschedulable(info framework.QueuedPodInfo, cycle int64, now time.Time) {
 	q.Queue.AddUnschedulable(info, math.MaxInt64, now)
+}
+
+// ignoreUpdate drops every Update.
+type ignoreUpdate struct{ framework.Queue }
+
+func (ignoreUpdate) Update(*api.Pod, time.Time) {}
+
+// staleUpdate keeps the object the queue had for a pod in the active or
+// back-off queue; an unschedulable pod or one not queued is updated as
+// it should. It follows where pods are from the calls and Len.
+type staleUpdate struct {
+	framework.Queue
+	queued, unschedulable map[string]bool
+}
+
+func (q *staleUpdate) Add(pod *api.Pod, now time.Time) {
+	q.queued[podKey(pod)] = true
+	q.Queue.Add(pod, now)
+}
+
+func (q *staleUpdate) Update(pod *api.Pod, now time.Time) {
+	k := podKey(pod)
+	if q.queued[k] && !q.unschedulable[k] {
+		return
+	}
+	q.queued[k], q.unschedulable[k] = true, false
+	q.Queue.Update(pod, now)
+}
+
+func (q *staleUpdate) Delete(pod *api.Pod) {
+	delete(q.queued, podKey(pod))
+	q.Queue.Delete(pod)
+}
+
+func (q *staleUpdate) Pop(now time.Time) (framework.QueuedPodInfo, bool) {
+	info, ok := q.Queue.Pop(now)
+	if ok {
+		delete(q.queued, podKey(info.Pod))
+	}
+	return info, ok
+}
+
+func (q *staleUpdate) AddUnschedulable(info framework.QueuedPodInfo, cycle int64, now time.Time) {
+	_, _, before := q.Queue.Len()
+	q.Queue.AddUnschedulable(info, cycle, now)
+	_, _, after := q.Queue.Len()
+	q.queued[podKey(info.Pod)], q.unschedulable[podKey(info.Pod)] = true, after > before
+}
+
+func (q *staleUpdate) MoveAll(ev framework.ClusterEvent, now time.Time) {
+	clear(q.unschedulable)
+	q.Queue.MoveAll(ev, now)
 }
 
 // ignoreMoveAll drops every cluster event.
