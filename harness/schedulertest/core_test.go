@@ -223,6 +223,26 @@ func init() {
 			}
 			return ref
 		}, "08-least-allocated"),
+		"least-allocated-averages-resources-not-offered": pure(func(ref schedulertest.Impl) schedulertest.Impl {
+			inner := ref.Score
+			ref.Score = func(pod *api.Pod, nodes []*framework.NodeInfo) []framework.NodePluginScores {
+				scores := inner(pod, nodes)
+				for i, n := range nodes {
+					if (n.Allocatable.MilliCPU == 0) == (n.Allocatable.Memory == 0) {
+						continue
+					}
+					// A resource the node does not offer counted as 0.
+					for j, p := range scores[i].Scores {
+						if p.Name == "NodeResourcesFit" {
+							scores[i].Scores[j].Score = p.Score / 2
+							scores[i].TotalScore -= p.Score - p.Score/2
+						}
+					}
+				}
+				return scores
+			}
+			return ref
+		}, "08-least-allocated"),
 		"balanced-allocation-scores-best-effort-pods": pure(scoresChanged(func(pod *api.Pod, scores []framework.NodePluginScores) {
 			if requestsSomething(pod) {
 				return

@@ -79,7 +79,8 @@ func usage(name string, alloc, requested, nonZero framework.Resource) *framework
 // and memory, weight 1 each; requested = the node's NonZeroRequested +
 // the pod's request with the non-zero defaults; (allocatable - requested)
 // * 100 / allocatable in integers, 0 when requested exceeds allocatable;
-// the node's score is the weighted mean, in integers.
+// the node's score is the weighted mean, in integers, of the resources
+// the node offers (one with allocatable 0 is left out).
 func leastAllocated(t *suite.T, impl Impl) {
 	alloc := cpuMem(4000, 8*gi)
 	nodes := func() []*framework.NodeInfo {
@@ -91,6 +92,9 @@ func leastAllocated(t *suite.T, impl Impl) {
 			// pods without requests: nothing Requested, the defaults in
 			// NonZeroRequested.
 			usage("node-5", alloc, cpuMem(0, 0), cpuMem(2000, 4*gi)),
+			// A node that offers no memory: memory is left out of the
+			// sum and of the weights (resource_allocation.go score).
+			usage("node-6", cpuMem(4000, 0), cpuMem(1000, 0), cpuMem(1000, 400*mi)),
 		}
 	}
 	checkScore(t, impl, scoreCase{
@@ -101,7 +105,8 @@ func leastAllocated(t *suite.T, impl Impl) {
 		// node-3: cpu 1500/3000 -> 50, memory 3Gi/16Gi -> 81: (50+81)/2 = 65.
 		// node-4: cpu 1500 > 1000 -> 0, memory -> 75: 37.
 		// node-5: NonZeroRequested counts: cpu 3000 -> 25, memory 6Gi -> 25: 25.
-		want: []int64{50, 75, 65, 37, 25},
+		// node-6: cpu 2000/4000 -> 50, alone: 50.
+		want: []int64{50, 75, 65, 37, 25, 50},
 	})
 	two := nodes()
 	checkScore(t, impl, scoreCase{
