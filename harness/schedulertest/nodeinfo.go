@@ -184,13 +184,14 @@ func checkNodeInfo(t *suite.T, impl Impl, c nodeInfoCase, alloc framework.Resour
 		t.Errorf("%s.Pods = [%s], want [%s] (the pods given, in their order)", call, strings.Join(gotPods, " "), strings.Join(podNames, " "))
 	}
 	if got.Allocatable != alloc {
-		t.Errorf("%s.Allocatable = %+v, want %+v (node.status.allocatable: cpu in millicores, memory and ephemeral-storage in bytes, pods)", call, got.Allocatable, alloc)
+		t.Errorf("%s.Allocatable = %s, want %s (node.status.allocatable: cpu in millicores, memory and ephemeral-storage in bytes, pods)", call, fmtResource(got.Allocatable), fmtResource(alloc))
 	}
 	if got.Requested != c.requested {
-		t.Errorf("%s.Requested = %+v, want %+v: %s", call, got.Requested, c.requested, c.what)
+		t.Errorf("%s.Requested = %s, want %s: %s", call, fmtResource(got.Requested), fmtResource(c.requested), c.what)
 	}
 	if nz := (cpuMemPair{got.NonZeroRequested.MilliCPU, got.NonZeroRequested.Memory}); nz != c.nonZero {
-		t.Errorf("%s.NonZeroRequested = {MilliCPU:%d Memory:%d}, want {MilliCPU:%d Memory:%d}: %s", call, nz.milliCPU, nz.memory, c.nonZero.milliCPU, c.nonZero.memory, c.what)
+		t.Errorf("%s.NonZeroRequested = {MilliCPU:%d (%dm) Memory:%d (%s)}, want {MilliCPU:%d (%dm) Memory:%d (%s)}: %s", call,
+			nz.milliCPU, nz.milliCPU, nz.memory, fmtBytes(nz.memory), c.nonZero.milliCPU, c.nonZero.milliCPU, c.nonZero.memory, fmtBytes(c.nonZero.memory), c.what)
 	}
 	if gotPorts, wantPorts := portSet(got.UsedPorts), portSet(c.ports); !slices.Equal(gotPorts, wantPorts) {
 		t.Errorf("%s.UsedPorts = %v, want %v (in any order): %s", call, gotPorts, wantPorts, c.what)
@@ -206,4 +207,26 @@ func portSet(ports []framework.HostPort) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// fmtResource writes a Resource's fields with their values in units too:
+// {MilliCPU:1850 (1850m) Memory:1476395008 (1408Mi) ...}.
+func fmtResource(r framework.Resource) string {
+	return fmt.Sprintf("{MilliCPU:%d (%dm) Memory:%d (%s) EphemeralStorage:%d (%s) AllowedPodNumber:%d}",
+		r.MilliCPU, r.MilliCPU, r.Memory, fmtBytes(r.Memory), r.EphemeralStorage, fmtBytes(r.EphemeralStorage), r.AllowedPodNumber)
+}
+
+// fmtBytes writes bytes in the largest binary unit that divides them.
+func fmtBytes(b int64) string {
+	switch {
+	case b == 0:
+		return "0"
+	case b%gi == 0:
+		return fmt.Sprintf("%dGi", b/gi)
+	case b%mi == 0:
+		return fmt.Sprintf("%dMi", b/mi)
+	case b%ki == 0:
+		return fmt.Sprintf("%dKi", b/ki)
+	}
+	return fmt.Sprintf("%d", b)
 }
