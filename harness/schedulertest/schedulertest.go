@@ -28,7 +28,13 @@
 //     deadlines.
 //
 // BenchSchedule and BenchScheduleNaive are the exercise's decision
-// benchmarks (bench.go).
+// benchmarks (bench.go), BenchSchedulingBasic its loop benchmark
+// (bench_loop.go).
+//
+// The suite's own tests (mutants_test.go) run it against the reference
+// in solutions/06-scheduler and against planted bugs, one rule broken
+// each, every one in a child process that must fail exactly the steps it
+// lists (core_test.go: steps 01-12; loop_test.go: 13-17).
 package schedulertest
 
 import (
