@@ -95,6 +95,8 @@ func leastAllocated(t *suite.T, impl Impl) {
 			// A node that offers no memory: memory is left out of the
 			// sum and of the weights (resource_allocation.go score).
 			usage("node-6", cpuMem(4000, 0), cpuMem(1000, 0), cpuMem(1000, 400*mi)),
+			// A node that offers neither: 0.
+			usage("node-7", cpuMem(0, 0), cpuMem(0, 0), cpuMem(0, 0)),
 		}
 	}
 	checkScore(t, impl, scoreCase{
@@ -105,8 +107,8 @@ func leastAllocated(t *suite.T, impl Impl) {
 		// node-3: cpu 1500/3000 -> 50, memory 3Gi/16Gi -> 81: (50+81)/2 = 65.
 		// node-4: cpu 1500 > 1000 -> 0, memory -> 75: 37.
 		// node-5: NonZeroRequested counts: cpu 3000 -> 25, memory 6Gi -> 25: 25.
-		// node-6: cpu 2000/4000 -> 50, alone: 50.
-		want: []int64{50, 75, 65, 37, 25, 50},
+		// node-6: cpu 2000/4000 -> 50, alone: 50. node-7: nothing: 0.
+		want: []int64{50, 75, 65, 37, 25, 50, 0},
 	})
 	two := nodes()
 	checkScore(t, impl, scoreCase{
