@@ -94,25 +94,33 @@ func TestScenariosCatchPlantedBugs(t *testing.T) {
 }
 
 // buildMutantCluster builds the reference cluster program with
-// testdata/mutantgate as its pipeline. The gate's package and the
-// program's main exist only in a go build -overlay, as
-// harness/scenario/internal/mutantgate, so that nothing else compiles
-// them.
+// testdata/mutantgate as its pipeline.
 func buildMutantCluster(t *testing.T) string {
+	t.Helper()
+	m := program.DefaultModule
+	w := program.Wiring{
+		Store:     m + "/solutions/03-store",
+		APIServer: m + "/solutions/04-apiserver",
+		Pipeline:  m + "/" + internalPkg + "/mutantgate",
+	}
+	if _, err := os.Stat(filepath.Join(root, "harness", "protoedge")); err == nil {
+		w.Edge = true
+	}
+	return buildOverlayCluster(t, w, map[string]string{"mutantgate": "gate.go"})
+}
+
+// internalPkg holds the packages that exist only in a go build -overlay.
+const internalPkg = "harness/scenario/internal"
+
+// buildOverlayCluster builds w's cluster program where each package
+// harness/scenario/internal/NAME of pkgs is testdata/NAME/FILE, and the
+// program's main is harness/scenario/internal/mutantcluster: both exist
+// only in a go build -overlay, so that nothing else compiles them.
+func buildOverlayCluster(t *testing.T, w program.Wiring, pkgs map[string]string) string {
 	t.Helper()
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		t.Fatal(err)
-	}
-	m := program.DefaultModule
-	pkg := "harness/scenario/internal/mutantgate"
-	w := program.Wiring{
-		Store:     m + "/solutions/03-store",
-		APIServer: m + "/solutions/04-apiserver",
-		Pipeline:  m + "/" + pkg,
-	}
-	if _, err := os.Stat(filepath.Join(abs, "harness", "protoedge")); err == nil {
-		w.Edge = true
 	}
 	src, err := w.Source()
 	if err != nil {
@@ -123,14 +131,15 @@ func buildMutantCluster(t *testing.T) string {
 	if err := os.WriteFile(mainFile, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gate, err := filepath.Abs(filepath.Join("testdata", "mutantgate", "gate.go"))
-	if err != nil {
-		t.Fatal(err)
+	replace := map[string]string{filepath.Join(abs, internalPkg, "mutantcluster", "main.go"): mainFile}
+	for name, file := range pkgs {
+		f, err := filepath.Abs(filepath.Join("testdata", name, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		replace[filepath.Join(abs, internalPkg, name, file)] = f
 	}
-	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {
-		filepath.Join(abs, pkg, "gate.go"):        gate,
-		filepath.Join(abs, pkg, "cmd", "main.go"): mainFile,
-	}})
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,10 +150,97 @@ func buildMutantCluster(t *testing.T) string {
 	bin := filepath.Join(dir, "cluster")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-overlay", overlayFile, "-o", bin, "./"+pkg+"/cmd")
+	cmd := exec.CommandContext(ctx, "go", "build", "-overlay", overlayFile, "-o", bin, "./"+internalPkg+"/mutantcluster")
 	cmd.Dir = abs
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the cluster with the planted-bug gate: %v\n%s", err, out)
+		t.Fatalf("building the cluster with planted bugs (%v): %v\n%s", pkgs, err, out)
 	}
 	return bin
+}
+
+// The planted bugs of testdata/mutantscheduler (its constants), and the
+// scenarios of exercise 06 each must fail; the others must pass.
+var plantedSchedulerBugs = []struct {
+	bug  string
+	fail []string
+}{
+	// The wrapper without a bug: every scenario passes.
+	{"", nil},
+	{"ignores-cordon", []string{"scheduler_cordon"}},
+	{"ignores-taints", []string{"scheduler_taints"}},
+	{"ignores-node-selector", []string{"scheduler_node-selector"}},
+	{"ignores-requests", []string{"scheduler_too-big-then-fits"}},
+	{"ignores-scheduler-name", []string{"scheduler_binds-pending"}},
+	{"no-events", []string{"scheduler_binds-pending", "scheduler_too-big-then-fits"}},
+}
+
+// Each scenario of exercise 06 fails, at one of its checks, against the
+// reference scheduler with a bug planted in what the scenario shows, and
+// passes against the others.
+func TestSchedulerScenariosCatchPlantedBugs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts clusters")
+	}
+	if _, err := os.Stat(filepath.Join(root, "solutions", "06-scheduler")); err != nil {
+		t.Skip("no solutions/06-scheduler (a student copy): no reference scheduler to plant bugs in")
+	}
+	list, err := catalog.List(filepath.Join(root, catalog.Dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names, files []string
+	for _, s := range list {
+		if slices.Contains(s.Needs, "06-scheduler") {
+			names = append(names, s.Name)
+			files = append(files, filepath.Join(root, catalog.Dir, s.Name+".txtar"))
+		}
+	}
+	for _, pb := range plantedSchedulerBugs {
+		for _, n := range pb.fail {
+			if !slices.Contains(names, n) {
+				t.Fatalf("planted bug %q: no scenario %s needs 06-scheduler", pb.bug, n)
+			}
+		}
+	}
+	// As kata up --reference wires it, with the scheduler planted.
+	m := program.DefaultModule
+	w := program.Wiring{
+		Store:     m + "/solutions/03-store",
+		APIServer: m + "/solutions/04-apiserver",
+		Scheduler: m + "/" + internalPkg + "/mutantscheduler",
+	}
+	if _, err := os.Stat(filepath.Join(root, "harness", "protoedge")); err == nil {
+		w.Edge = true
+	}
+	if _, err := os.Stat(filepath.Join(root, "solutions", "05-admission")); err == nil {
+		w.Pipeline = m + "/solutions/05-admission"
+	}
+	bin := buildOverlayCluster(t, w, map[string]string{"mutantscheduler": "scheduler.go"})
+	for _, pb := range plantedSchedulerBugs {
+		// The cluster program reads it when it makes its scheduler.
+		t.Setenv("KATA_SCENARIO_MUTANT", pb.bug)
+		rt := runRecorded(t, Params(Config{Binary: bin}, ""), files...)
+		t.Logf("planted bug %q: %v", pb.bug, rt.results)
+		for _, n := range names {
+			want := "pass"
+			if slices.Contains(pb.fail, n) {
+				want = "fail"
+			}
+			got := rt.results[n]
+			if got == "skip" {
+				continue // kubectl is not on PATH
+			}
+			if got != want {
+				t.Errorf("scenario %s against the scheduler with planted bug %q: %s, want %s\n%s", n, pb.bug, got, want, rt.logs[n])
+				continue
+			}
+			if got == "fail" {
+				line, cmd := failedAt(rt.logs[n])
+				t.Logf("planted bug %q: %s fails at line %d: %s", pb.bug, n, line, cmd)
+				if first := firstLine(t, filepath.Join(root, catalog.Dir, n+".txtar"), "cluster-start"); line == 0 || line == first {
+					t.Errorf("scenario %s against planted bug %q fails at line %d (%s), not at one of its checks\n%s", n, pb.bug, line, cmd, rt.logs[n])
+				}
+			}
+		}
+	}
 }
