@@ -52,7 +52,9 @@ type podState struct {
 	pod  *api.Pod
 	node string
 	// alone is what the pod uses on its own (NewNodeInfo of the node and
-	// this pod only), added to and taken from its node's sums.
+	// this pod only), added to and taken from its node's sums: only its
+	// Requested, NonZeroRequested and UsedPorts are read, never its
+	// Allocatable (which a node update does not refresh).
 	alone   *framework.NodeInfo
 	assumed bool
 }
@@ -211,21 +213,28 @@ func (c *cache) removePod(pod *api.Pod) {
 	c.removeLocked(podKey(pod))
 }
 
-// setNode adds or replaces a node: its NodeInfo is recounted from its
-// pods (a node changes rarely; its allocatable may have).
+// setNode adds or replaces a node. A known node keeps its pods' sums and
+// takes the new object and allocatable only: a kubelet rewrites its
+// node's status every few seconds, and recounting 110 pods each time
+// would cost a cluster of thousands of nodes more than its pods do. A new
+// node is counted from the pods seen on it before it.
 func (c *cache) setNode(node *api.Node) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.entry(node.Name)
-	if e.node == nil {
-		c.reshaped = true
+	c.dirty[node.Name] = struct{}{}
+	if e.node != nil {
+		ni := *e.info
+		ni.Node, ni.Allocatable = node, NewNodeInfo(node).Allocatable
+		e.node, e.info = node, &ni
+		return
 	}
+	c.reshaped = true
 	e.node = node
 	e.info = NewNodeInfo(node, e.pods...)
 	for _, p := range e.pods {
 		c.pods[podKey(p)].alone = NewNodeInfo(node, p)
 	}
-	c.dirty[node.Name] = struct{}{}
 }
 
 // removeNode drops a node; its pods stay counted under its name, without
