@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubekata/kubekata/harness/api"
@@ -360,7 +363,10 @@ func bind(t *suite.T, impl Impl) {
 	// Only node-2 has room for web (3 cpu).
 	l := newLoop(t, loopNode("node-1", "2", nil), loopNode("node-2", "4", nil), loopNode("node-3", "2", nil))
 	defer l.stop()
-	l.start(impl, l.fake, framework.Options{Seed: 1})
+	// The first Bind of flaky fails, as an apiserver that is briefly
+	// unavailable would.
+	fb := &failFirstBind{Interface: l.fake, pod: "flaky"}
+	l.start(impl, fb, framework.Options{Seed: 1})
 
 	pinned := loopPod("pinned", "100m")
 	pinned.Spec.NodeName = "node-1"
@@ -377,18 +383,37 @@ func bind(t *suite.T, impl Impl) {
 	if c := podScheduled(got); c == nil || c.Status != api.ConditionTrue {
 		t.Errorf("pod default/web after binding: %s, want PodScheduled True (the binding sets it)", describePod(got))
 	}
-	l.waitEvent(web, api.EventTypeNormal, "Scheduled", "Binding", "Successfully assigned default/web to "+got.Spec.NodeName)
+	l.waitEvent(web, api.EventTypeNormal, "Scheduled", "Binding", "Successfully assigned default/web to node-2")
 
 	// A pod created after web, asking for the default scheduler by name:
 	// once it is bound, the scheduler has seen other and pinned too.
 	web2 := loopPod("web2", "500m")
 	web2.Spec.SchedulerName = framework.DefaultSchedulerName
+	web2.Spec.NodeSelector = map[string]string{api.LabelHostname: "node-1"}
 	web2 = l.create(web2).(*api.Pod)
-	got2 := l.waitBound("web2")
-	l.waitEvent(web2, api.EventTypeNormal, "Scheduled", "Binding", "Successfully assigned default/web2 to "+got2.Spec.NodeName)
+	if got := l.waitBound("web2"); got.Spec.NodeName != "node-1" {
+		t.Errorf("pod default/web2 (nodeSelector %s=node-1) bound to %q, want node-1", api.LabelHostname, got.Spec.NodeName)
+	}
+	l.waitEvent(web2, api.EventTypeNormal, "Scheduled", "Binding", "Successfully assigned default/web2 to node-1")
+
+	// A Bind that fails: the pod is tried again after its back-off, and
+	// the room it was assumed to take is free again (schedule_one.go
+	// handleBindingCycleError: ForgetPod, then back to the queue), so it
+	// fits node-3, which it fills exactly.
+	flaky := loopPod("flaky", "2")
+	flaky.Spec.NodeSelector = map[string]string{api.LabelHostname: "node-3"}
+	flaky = l.create(flaky).(*api.Pod)
+	l.waitFor("pod default/flaky to be bound after its first Bind failed (retried after its back-off, its assumed room on node-3 forgotten)", func() (bool, string) {
+		p := l.pod("flaky")
+		return p.Spec.NodeName != "", fmt.Sprintf("%s; Bind of flaky called %d times", describePod(p), fb.calls.Load())
+	})
+	if n := fb.calls.Load(); n != 2 {
+		t.Errorf("Bind of pod default/flaky called %d times, want 2: once failing, once after the back-off", n)
+	}
+	l.waitEvent(flaky, api.EventTypeNormal, "Scheduled", "Binding", "Successfully assigned default/flaky to node-3")
 
 	acts := l.actions()
-	for _, name := range []string{"web", "web2"} {
+	for _, name := range []string{"web", "web2", "flaky"} {
 		if acts["bind pods default/"+name] == 0 {
 			t.Errorf("the fake saw no Bind of pod default/%s (actions %v), want the binding subresource (c.Bind)", name, l.fake.Actions())
 		}
@@ -404,6 +429,22 @@ func bind(t *suite.T, impl Impl) {
 		t.Errorf("pod default/pinned (spec.nodeName node-1) is on %q, want node-1", p.Spec.NodeName)
 	}
 	l.untouched("pinned", "it names its node (spec.nodeName node-1) already")
+}
+
+// failFirstBind fails the first Bind of pod (in namespace default) with
+// a 500, without passing it on, and counts its Binds.
+type failFirstBind struct {
+	client.Interface
+	pod   string
+	calls atomic.Int64
+}
+
+func (c *failFirstBind) Bind(ctx context.Context, namespace, pod, node string) error {
+	if namespace == "default" && pod == c.pod && c.calls.Add(1) == 1 {
+		return &api.Status{TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: api.StatusFailure, Code: http.StatusInternalServerError,
+			Reason: api.StatusReasonInternalError, Message: "Internal error occurred: schedulertest: the first binding of default/" + pod + " fails"}
+	}
+	return c.Interface.Bind(ctx, namespace, pod, node)
 }
 
 // fitMessage is FitError's text for big on the step's nodes
@@ -540,12 +581,13 @@ func assumedPods(t *suite.T, impl Impl) {
 		sort.Strings(out)
 		return out
 	}
+	wantUnschedulable := 2
 	check := func(when string) {
 		t.Helper()
 		_, saw := decided()
 		var problems []string
-		if len(bound["node-1"]) != 5 || len(bound["node-2"]) != 5 || len(unschedulable) != 2 {
-			problems = append(problems, saw+"; want 5 pods bound to each node (3 cpu, 500m taken, pods of 500m: room for 5 each, counting the pods scheduled but not yet seen bound) and the other 2 Unschedulable")
+		if len(bound["node-1"]) != 5 || len(bound["node-2"]) != 5 || len(unschedulable) != wantUnschedulable {
+			problems = append(problems, fmt.Sprintf("%s; want 5 pods bound to each node (3 cpu, 500m taken, pods of 500m: room for 5 each, counting the pods scheduled but not yet seen bound) and the other %d Unschedulable", saw, wantUnschedulable))
 		}
 		if tw := twice(); len(tw) > 0 {
 			problems = append(problems, fmt.Sprintf("Bind was called more than once for %v, want each pod bound once", tw))
@@ -573,7 +615,28 @@ func assumedPods(t *suite.T, impl Impl) {
 		}
 	}
 	check("a second after every pod was decided")
+
+	// A bound pod deleted frees room for one pod: one of the two that did
+	// not fit is moved (the AssignedPodDelete event) and bound there; the
+	// other still does not fit.
+	gone := bound["node-1"][0]
+	zero := int64(0)
+	if err := l.fake.Delete(l.ctx, podKind(), "default", gone, client.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatalf("schedulertest: deleting pod default/%s: %v", gone, err)
+	}
+	names = slices.DeleteFunc(names, func(n string) bool { return n == gone })
+	waiting, wantUnschedulable := unschedulable, 1
+	l.waitFor(fmt.Sprintf("one of %v to be bound to node-1 after bound pod %s was deleted from it", waiting, gone), func() (bool, string) {
+		_, saw := decided()
+		return len(bound["node-1"]) == 5, saw
+	})
+	check("after " + gone + " was deleted and another pod bound in its room")
 	for _, n := range []string{"base-node-1", "base-node-2"} {
 		l.untouched(n, "it names its node already")
 	}
+}
+
+func podKind() api.Kind {
+	k, _ := api.KindOf(&api.Pod{})
+	return k
 }

@@ -151,6 +151,14 @@ var loopMutants = map[string]mutant{
 			return p
 		}}
 	}, "16-unschedulable-and-retry", "17-assumed-pods"),
+	// A Bind that failed taken for a success: the pod is never retried.
+	"bind-error-ignored": withClient(func(c client.Interface) client.Interface {
+		return bindErrorIgnored{c}
+	}, "15-bind"),
+	// The deletion of a bound pod unseen: the room it frees stays taken.
+	"pod-deletes-unseen": withClient(func(c client.Interface) client.Interface {
+		return &podView{Interface: c, see: func(p *api.Pod, _ bool) *api.Pod { return p }, hideDeletes: true}
+	}, "17-assumed-pods"),
 	// Run returns when ctx ends but its loop keeps running.
 	"run-leaks-its-loop": {change: func(ref schedulertest.Impl) schedulertest.Impl {
 		newLoop := ref.New
@@ -415,12 +423,22 @@ func podKind() api.Kind {
 	return k
 }
 
+// bindErrorIgnored tells the loop every Bind succeeded.
+type bindErrorIgnored struct{ client.Interface }
+
+func (c bindErrorIgnored) Bind(ctx context.Context, namespace, pod, node string) error {
+	_ = c.Interface.Bind(ctx, namespace, pod, node)
+	return nil
+}
+
 // podView shows the loop its pods through see (nil hides one): in
 // Get, List and Watch. first is whether this view meets the pod for the
 // first time.
 type podView struct {
 	client.Interface
 	see func(p *api.Pod, first bool) *api.Pod
+	// hideDeletes drops the watch's DELETED events.
+	hideDeletes bool
 
 	mu   sync.Mutex
 	seen map[string]bool
@@ -479,6 +497,9 @@ func (v *podView) Watch(ctx context.Context, kind api.Kind, namespace string, op
 	go func() {
 		defer close(vw.out)
 		for ev := range w.ResultChan() {
+			if v.hideDeletes && ev.Type == api.WatchDeleted {
+				continue
+			}
 			if ev.Object != nil && ev.Type != api.WatchBookmark && ev.Type != api.WatchError {
 				if ev.Object = v.show(ev.Object); ev.Object == nil {
 					continue
