@@ -570,7 +570,7 @@ func assumedPods(t *suite.T, impl Impl) {
 	}
 	l.waitFor(fmt.Sprintf("all %d pods to be bound or PodScheduled False with reason Unschedulable", pods), decided)
 
-	// binds are the pods Bind was called for more than once.
+	// twice lists the pods Bind was called for more than once.
 	twice := func() []string {
 		var out []string
 		for a, n := range l.actions() {
@@ -617,8 +617,9 @@ func assumedPods(t *suite.T, impl Impl) {
 	check("a second after every pod was decided")
 
 	// A bound pod deleted frees room for one pod: one of the two that did
-	// not fit is moved (the AssignedPodDelete event) and bound there; the
-	// other still does not fit.
+	// not fit is moved (eventhandlers.go deletePodFromCache, then
+	// MoveAllToActiveOrBackoffQueue with AssignedPodDelete) and bound
+	// there; the other still does not fit.
 	gone := bound["node-1"][0]
 	zero := int64(0)
 	if err := l.fake.Delete(l.ctx, podKind(), "default", gone, client.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
