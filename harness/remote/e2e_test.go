@@ -44,6 +44,7 @@ var ownPackages = map[string]string{
 	"forger":          forgerSource(),
 	"misbehaves":      misbehavesSource,
 	"storemisbehaves": storeMisbehavesSource,
+	"schedmisbehaves": schedMisbehavesSource,
 }
 
 // ownExercise is the exercise of each of ownPackages.
@@ -51,6 +52,7 @@ var ownExercise = map[string]string{
 	"forger":          "01-reconcile",
 	"misbehaves":      "01-reconcile",
 	"storemisbehaves": "03-store",
+	"schedmisbehaves": "06-scheduler",
 }
 
 // programName is the program built for the learner's package kind
@@ -442,6 +444,87 @@ func TestStoreMisbehaviourCostsOnlyItsSteps(t *testing.T) {
 		"13-snapshot": "the implementation called runtime.Goexit",
 	}
 	for _, step := range exerciseOf(t, "03-store").StepIDs() {
+		want := "PASS"
+		if failing[step] != "" {
+			want = "FAIL"
+		}
+		if results[step] != want {
+			t.Errorf("step %s = %q, want %s\n%s", step, results[step], want, tailOf(out))
+		}
+	}
+	sections := stepSections(out)
+	for step, msg := range failing {
+		if !strings.Contains(sections[step], msg) {
+			t.Errorf("step %s does not say %q:\n%s", step, msg, sections[step])
+		}
+	}
+}
+
+// schedMisbehavesSource is the solution of 06, except that its queue
+// ends through runtime.Goexit when step 13's pod "young" is added, its
+// loop's Bind of step 15's pod "flaky" hangs past every context, and a
+// goroutine of its loop panics when it binds step 16's "busy" or "big".
+const schedMisbehavesSource = `package schedmisbehaves
+
+import (
+	"context"
+	"runtime"
+	"time"
+
+	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/client"
+	"github.com/kubekata/kubekata/harness/framework"
+	scheduler "github.com/kubekata/kubekata/solutions/06-scheduler"
+)
+
+var (
+	NewNodeInfo = scheduler.NewNodeInfo
+	Filter      = scheduler.Filter
+	Score       = scheduler.Score
+	Schedule    = scheduler.Schedule
+)
+
+type queue struct{ framework.Queue }
+
+func (q queue) Add(pod *api.Pod, now time.Time) {
+	if pod.Name == "young" {
+		runtime.Goexit()
+	}
+	q.Queue.Add(pod, now)
+}
+
+func NewQueue() framework.Queue { return queue{scheduler.NewQueue()} }
+
+type binder struct{ client.Interface }
+
+func (c binder) Bind(ctx context.Context, namespace, pod, node string) error {
+	switch pod {
+	case "flaky":
+		select {}
+	case "busy", "big":
+		go panic("not implemented: binding " + pod)
+	}
+	return c.Interface.Bind(ctx, namespace, pod, node)
+}
+
+func New(c client.Interface, opts framework.Options) framework.Scheduler {
+	return scheduler.New(binder{c}, opts)
+}
+`
+
+// A Goexit in the queue, a loop that hangs past its context and one that
+// crashes cost exercise 06 only the steps that met them.
+func TestSchedulerMisbehaviourCostsOnlyItsSteps(t *testing.T) {
+	skipShort(t)
+	impl := program(t, "schedmisbehaves", "06-scheduler")
+	results, out, took := grade(t, "06-scheduler", impl)
+	t.Logf("graded in %v", took.Round(time.Millisecond))
+	failing := map[string]string{
+		"13-queue-order-and-backoff": "the implementation called runtime.Goexit",
+		"15-bind":                    "did not return within 2s after its context ended",
+		"16-unschedulable-and-retry": "not implemented: binding",
+	}
+	for _, step := range exerciseOf(t, "06-scheduler").StepIDs() {
 		want := "PASS"
 		if failing[step] != "" {
 			want = "FAIL"
