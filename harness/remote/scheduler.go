@@ -440,7 +440,8 @@ type handle struct {
 
 // free tells the program that made the handle to forget it, unless that
 // program ended already (then it is gone with it). It never starts a
-// program and never blocks the runtime's cleanups.
+// program, never kills one (no deadline: the program answers at once, or
+// its end ends the call) and never blocks the runtime's cleanups.
 func (h handle) free(method string, args any) {
 	select {
 	case <-h.pr.exited:
@@ -449,7 +450,7 @@ func (h handle) free(method string, args any) {
 	}
 	go func() {
 		var out any
-		_ = h.pr.endpoint().call(context.Background(), method, args, &out, h.p.callTimeout())
+		_ = h.pr.endpoint().call(context.Background(), method, args, &out, 0)
 	}()
 }
 
