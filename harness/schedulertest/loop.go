@@ -83,12 +83,18 @@ type loop struct {
 	// returned is set once done was read.
 	returned bool
 	runErr   error
+	// earlier are the implementation's goroutines that ran before the
+	// step (left by an earlier step): not this step's to answer for.
+	earlier map[string]bool
 }
 
 // newLoop builds a fake holding objs (created in order) for a step.
 func newLoop(t *suite.T, objs ...api.Object) *loop {
 	t.Helper()
-	l := &loop{t: t, fake: client.NewFake(), ctx: t.Context()}
+	l := &loop{t: t, fake: client.NewFake(), ctx: t.Context(), earlier: map[string]bool{}}
+	for _, g := range implementationGoroutines() {
+		l.earlier[goroutineID(g)] = true
+	}
 	for _, o := range objs {
 		l.create(o)
 	}
@@ -169,7 +175,12 @@ func (l *loop) stop() {
 	tick := time.NewTicker(loopPoll)
 	defer tick.Stop()
 	for {
-		left := implementationGoroutines()
+		var left []string
+		for _, g := range implementationGoroutines() {
+			if !l.earlier[goroutineID(g)] {
+				left = append(left, g)
+			}
+		}
 		if len(left) == 0 {
 			return
 		}
@@ -205,6 +216,12 @@ func implementationGoroutines() []string {
 		}
 	}
 	return out
+}
+
+// goroutineID is the "goroutine 42" that begins a goroutine's stack.
+func goroutineID(stack string) string {
+	id, _, _ := strings.Cut(stack, " [")
+	return id
 }
 
 // waitFor polls cond until it holds, for at most loopWait; cond says
