@@ -400,13 +400,23 @@ func printParts(env *Env, w program.Wiring, nodes int) {
 // a compile error is printed as the compiler's output.
 func buildCluster(env *Env, root, cmd string, w program.Wiring, bin string) error {
 	rel := func(path string) string { return strings.TrimPrefix(path, course.ModulePath+"/") }
+	var with []string
+	for _, p := range []string{w.Pipeline, w.Scheduler} {
+		if p != "" {
+			with = append(with, rel(p))
+		}
+	}
+	more := ""
+	if len(with) > 0 {
+		more = " (with " + strings.Join(with, " and ") + ")"
+	}
 	switch {
 	case w.Etcd:
-		fmt.Fprintf(env.Stderr, "%s: building the cluster from %s and the etcd store...\n", cmd, rel(w.APIServer))
+		fmt.Fprintf(env.Stderr, "%s: building the cluster from %s and the etcd store%s...\n", cmd, rel(w.APIServer), more)
 	case w.Store == "":
-		fmt.Fprintf(env.Stderr, "%s: building the cluster from %s and the harness's in-memory store...\n", cmd, rel(w.APIServer))
+		fmt.Fprintf(env.Stderr, "%s: building the cluster from %s and the harness's in-memory store%s...\n", cmd, rel(w.APIServer), more)
 	default:
-		fmt.Fprintf(env.Stderr, "%s: building the cluster from %s and %s...\n", cmd, rel(w.Store), rel(w.APIServer))
+		fmt.Fprintf(env.Stderr, "%s: building the cluster from %s and %s%s...\n", cmd, rel(w.Store), rel(w.APIServer), more)
 	}
 	err := program.Build(env.Ctx, root, w, bin)
 	var be *program.BuildError
