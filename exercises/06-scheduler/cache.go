@@ -51,7 +51,9 @@ type podState struct {
 	pod  *api.Pod
 	node string
 	// alone is what the pod uses on its own (NewNodeInfo of the node and
-	// this pod only), added to and taken from its node's sums.
+	// this pod only), added to and taken from its node's sums: only its
+	// Requested, NonZeroRequested and UsedPorts are read, never its
+	// Allocatable (which a node update does not refresh).
 	alone   *framework.NodeInfo
 	assumed bool
 }
@@ -129,8 +131,11 @@ func (c *cache) removePod(pod *api.Pod) {
 	panic("not implemented: removePod")
 }
 
-// setNode adds or replaces a node: its NodeInfo is recounted from its
-// pods (a node changes rarely; its allocatable may have).
+// setNode adds or replaces a node. A known node keeps its pods' sums and
+// takes the new object and allocatable only: a kubelet rewrites its
+// node's status every few seconds, and recounting 110 pods each time
+// would cost a cluster of thousands of nodes more than its pods do. A new
+// node is counted from the pods seen on it before it.
 func (c *cache) setNode(node *api.Node) {
 	// TODO: add or update the node, keeping the pods counted on it (tasks 16-17).
 	panic("not implemented: setNode")

@@ -36,7 +36,7 @@ type cyclePod struct {
 }
 
 func newCyclePod(pod *api.Pod) *cyclePod {
-	// TODO: work out once what the plugins read of the pod: its requests, its host ports, its required and its preferred node affinity (tasks 2-7).
+	// TODO: work out once what the plugins read of the pod: the pod, then its requests, required node affinity, host ports and preferred terms as the tasks need them (tasks 2-10).
 	panic("not implemented: newCyclePod")
 }
 

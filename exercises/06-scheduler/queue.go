@@ -96,7 +96,7 @@ func podKey(pod *api.Pod) string {
 }
 
 func podPriority(pod *api.Pod) int32 {
-	// TODO: return spec.priority, 0 when it is nil (task 13).
+	// TODO: return spec.priority, 0 when it is nil (tasks 12-13).
 	panic("not implemented: podPriority")
 }
 
@@ -142,7 +142,7 @@ func (q *priorityQueue) toBackoff(p *queuedPod) {
 }
 
 func (q *priorityQueue) toUnschedulable(p *queuedPod) {
-	// TODO: put the pod in the unschedulable set, and remember the earliest time one of them may have waited too long (task 14).
+	// TODO: put the pod in the unschedulable set, and remember the earliest time one of them may have waited too long (tasks 13-14).
 	panic("not implemented: toUnschedulable")
 }
 
@@ -150,7 +150,7 @@ func (q *priorityQueue) toUnschedulable(p *queuedPod) {
 // movePodsToActiveOrBackoffQueue: a pod still backing off waits in the
 // back-off heap, else it goes straight to active.
 func (q *priorityQueue) toActiveOrBackoff(p *queuedPod, now time.Time) {
-	// TODO: send the pod to the back-off heap while it is backing off, else to the active heap (task 14).
+	// TODO: send the pod to the back-off heap while it is backing off, else to the active heap (tasks 13-14).
 	panic("not implemented: toActiveOrBackoff")
 }
 
@@ -174,7 +174,7 @@ func (q *priorityQueue) Add(pod *api.Pod, now time.Time) {
 // change that is not the status alone, see isPodUpdated). A pod not
 // queued is added.
 func (q *priorityQueue) Update(pod *api.Pod, now time.Time) {
-	// TODO: replace a queued pod's object where it is; one in the unschedulable set moves to back-off or active; one not queued is added (task 14).
+	// TODO: replace a queued pod's object where it is; one in the unschedulable set moves to back-off or active; one not queued is added (tasks 13-14).
 	panic("not implemented: Update")
 }
 
@@ -200,7 +200,7 @@ func (q *priorityQueue) flush(now time.Time) {
 // attempt began before the move and fails after it is not parked in the
 // unschedulable set, since the event may have made room for it.
 func (q *priorityQueue) move(pods []*queuedPod, now time.Time) {
-	// TODO: move each pod out of the unschedulable set to back-off or active, in a deterministic order, and remember the scheduling cycle of this move (task 14).
+	// TODO: move each pod out of the unschedulable set to back-off or active, in a deterministic order, and remember the scheduling cycle of this move (tasks 13-14).
 	panic("not implemented: move")
 }
 
@@ -233,7 +233,7 @@ func (q *priorityQueue) AddUnschedulable(info framework.QueuedPodInfo, cycle int
 // and the move request is remembered for the pods in flight (upstream's
 // MoveAllToActiveOrBackoffQueue).
 func (q *priorityQueue) MoveAll(event framework.ClusterEvent, now time.Time) {
-	// TODO: move every unschedulable pod to back-off or active (task 14).
+	// TODO: move every unschedulable pod to back-off or active (tasks 13-14).
 	panic("not implemented: MoveAll")
 }
 
@@ -278,6 +278,6 @@ func (h *podHeap) Pop() any {
 }
 
 func sortByKey(pods []*queuedPod) {
-	// TODO: sort the pods by key (task 14).
+	// TODO: sort the pods by key (tasks 13-14).
 	panic("not implemented: sortByKey")
 }

@@ -223,7 +223,7 @@ func (s *sched) podDeleted(pod *api.Pod) {
 // Node events (addNodeToCache, updateNodeInCache, deleteNodeFromCache).
 
 func (s *sched) nodeAdded(node *api.Node) {
-	// TODO: count the node in the cache and report NodeAdd (task 16).
+	// TODO: count the node in the cache and report NodeAdd (tasks 15-16).
 	panic("not implemented: nodeAdded")
 }
 
