@@ -68,6 +68,7 @@ func Export(opts ExportOptions) (*Exported, error) {
 	files := map[string][]byte{}
 	res := &Exported{}
 	drop := func(rel, why string) { res.Dropped = append(res.Dropped, rel+": "+why) }
+	droppedSrc := map[string][]byte{} // the test files dropped for importing solutions/
 
 	// The pristine part.
 	err = fs.WalkDir(opts.Pristine, ".", func(name string, d fs.DirEntry, err error) error {
@@ -80,6 +81,7 @@ func Export(opts ExportOptions) (*Exported, error) {
 		}
 		if importsSolutions(name, b) {
 			drop(name, "imports solutions/")
+			droppedSrc[name] = b
 			return nil
 		}
 		files[name] = b
@@ -128,6 +130,7 @@ func Export(opts ExportOptions) (*Exported, error) {
 		}
 		if importsSolutions(rel, b) {
 			drop(rel, "imports solutions/")
+			droppedSrc[rel] = b
 			return nil
 		}
 		files[rel] = b
@@ -136,6 +139,8 @@ func Export(opts ExportOptions) (*Exported, error) {
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
+
+	dropDependents(files, droppedSrc, drop)
 
 	if err := checkLeaks(root, opts.Pristine, files); err != nil {
 		return nil, err
