@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"errors"
-
 	"sync"
 
 	"github.com/kubekata/kubekata/harness/api"

@@ -2,11 +2,8 @@ package scheduler
 
 import (
 	"context"
-
 	"fmt"
-
 	"math/rand/v2"
-
 	"sync"
 	"time"
 
