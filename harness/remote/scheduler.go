@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
@@ -285,7 +284,7 @@ func (sp *schedulerProgram) service() Service {
 			return resultFrame(errResult{Err: toWire(s.Run(c.ctx))}, nil)
 		},
 		"scheduler.Goroutines": func(c *serverCall) *frame {
-			return resultFrame(implementationGoroutines(), nil)
+			return resultFrame(suite.ImplementationGoroutines(), nil)
 		},
 		"scheduler.Free": func(c *serverCall) *frame {
 			var a schedulerArgs
@@ -570,26 +569,3 @@ const (
 	leftoverWait = 2 * time.Second
 	leftoverPoll = 10 * time.Millisecond
 )
-
-// implementationGoroutines are the stacks of the program's goroutines
-// that run code of the learner's package, or were started by it
-// (suite.ImplementationFrame finds its frame), as
-// harness/schedulertest's check in one process.
-func implementationGoroutines() []string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	out := []string{}
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if suite.ImplementationFrame(g) != "" {
-			out = append(out, g)
-		}
-	}
-	return out
-}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -92,7 +91,7 @@ type loop struct {
 func newLoop(t *suite.T, objs ...api.Object) *loop {
 	t.Helper()
 	l := &loop{t: t, fake: client.NewFake(), ctx: t.Context(), earlier: map[string]bool{}}
-	for _, g := range implementationGoroutines() {
+	for _, g := range suite.ImplementationGoroutines() {
 		l.earlier[goroutineID(g)] = true
 	}
 	for _, o := range objs {
@@ -176,7 +175,7 @@ func (l *loop) stop() {
 	defer tick.Stop()
 	for {
 		var left []string
-		for _, g := range implementationGoroutines() {
+		for _, g := range suite.ImplementationGoroutines() {
 			if !l.earlier[goroutineID(g)] {
 				left = append(left, g)
 			}
@@ -190,32 +189,6 @@ func (l *loop) stop() {
 		}
 		<-tick.C
 	}
-}
-
-// implementationGoroutines are the goroutines whose stack, or the line
-// that says which function created them, is in an exercise's or a
-// solution's package (suite.ImplementationFrame's test), leaving out the
-// step's own.
-func implementationGoroutines() []string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	var out []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		for _, line := range strings.Split(g, "\n") {
-			if (strings.Contains(line, "/exercises/") || strings.Contains(line, "/solutions/")) && strings.Contains(line, ".go:") && !strings.Contains(line, "_test.go:") {
-				out = append(out, g)
-				break
-			}
-		}
-	}
-	return out
 }
 
 // goroutineID is the "goroutine 42" that begins a goroutine's stack.

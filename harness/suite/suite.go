@@ -276,6 +276,31 @@ func describePanic(r any, stack []byte) string {
 	return msg
 }
 
+// ImplementationGoroutines are the stacks of this process's goroutines
+// that run code of an exercise or a solution, or were started by it
+// (ImplementationFrame finds a frame in them: the "created by" line
+// counts). A step that started an implementation's loop and ended it
+// wants none left; the remote program answers the same question for the
+// grader.
+func ImplementationGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if ImplementationFrame(g) != "" {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // ImplementationFrame finds the first stack frame in a non-test file of an
 // exercise or solution package, as "exercises/01-reconcile/reconcile.go:21".
 func ImplementationFrame(stack string) string {
