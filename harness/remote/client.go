@@ -474,28 +474,9 @@ func (c *backClient) Bind(ctx context.Context, namespace, pod, node string) erro
 }
 
 func (c *backClient) Watch(ctx context.Context, kind api.Kind, namespace string, opts client.ListOptions) (client.Watcher, error) {
-	cc, err := c.ep.open(ctx, "client.Watch", clientArgs{ID: c.id, Kind: toWireKind(kind), Namespace: namespace, List: opts}, 0)
+	cc, err := c.ep.openWatch(ctx, "client.Watch", clientArgs{ID: c.id, Kind: toWireKind(kind), Namespace: namespace, List: opts}, "the grader")
 	if err != nil {
 		return nil, err
-	}
-	f, err := cc.recv()
-	if err != nil {
-		cc.close()
-		return nil, err
-	}
-	if !f.Started {
-		cc.close()
-		if f.End {
-			if f.Err == nil {
-				return nil, errors.New("remote: Watch: the grader broke the protocol: a watch that ended before it started, with no error")
-			}
-			return nil, fromWire(f.Err)
-		}
-		var out struct{}
-		if err := cc.final(f, &out); err != nil {
-			return nil, err
-		}
-		return nil, errors.New("remote: Watch: the grader broke the protocol: an answer that is not a watch")
 	}
 	// From here on, the watch handles its context itself.
 	cc.settled()

@@ -382,8 +382,12 @@ func (s *remoteStore) Restore(ctx context.Context, r io.Reader) error {
 	return fromWire(out.Err)
 }
 
-func (s *remoteStore) Watch(ctx context.Context, prefix string, fromRevision int64) (storage.Watcher, error) {
-	cc, err := s.ep.open(ctx, "store.Watch", storeArgs{ID: s.id, Prefix: prefix, Revision: fromRevision}, 0)
+// openWatch opens a watch call (method, args) and reads its first frame:
+// the stream has started, or the peer (named for messages) refused it
+// with an error, or broke the protocol. The caller takes the call over
+// once it started.
+func (ep *endpoint) openWatch(ctx context.Context, method string, args any, peer string) (*clientCall, error) {
+	cc, err := ep.open(ctx, method, args, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -392,19 +396,27 @@ func (s *remoteStore) Watch(ctx context.Context, prefix string, fromRevision int
 		cc.close()
 		return nil, err
 	}
-	if !f.Started {
-		cc.close()
-		if f.End {
-			if f.Err == nil {
-				return nil, fmt.Errorf("remote: Watch: the implementation's program broke the protocol: a watch that ended before it started, with no error")
-			}
-			return nil, fromWire(f.Err)
+	if f.Started {
+		return cc, nil
+	}
+	cc.close()
+	if f.End {
+		if f.Err == nil {
+			return nil, fmt.Errorf("remote: Watch: %s broke the protocol: a watch that ended before it started, with no error", peer)
 		}
-		var out struct{}
-		if err := cc.final(f, &out); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("remote: Watch: the implementation's program broke the protocol: an answer that is not a watch")
+		return nil, fromWire(f.Err)
+	}
+	var out struct{}
+	if err := cc.final(f, &out); err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("remote: Watch: %s broke the protocol: an answer that is not a watch", peer)
+}
+
+func (s *remoteStore) Watch(ctx context.Context, prefix string, fromRevision int64) (storage.Watcher, error) {
+	cc, err := s.ep.openWatch(ctx, "store.Watch", storeArgs{ID: s.id, Prefix: prefix, Revision: fromRevision}, "the implementation's program")
+	if err != nil {
+		return nil, err
 	}
 	// From here on, the watch handles its context itself: its end is
 	// normal, and the program answers it by closing the watch.
