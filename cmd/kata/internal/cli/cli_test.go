@@ -137,8 +137,13 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	},
 }
 
-// waitTimeout bounds wait-output.
-const waitTimeout = 60 * time.Second
+// waitTimeout bounds wait-output. Its longest wait is kata up building
+// the whole reference cluster (store, apiserver, pipeline, scheduler) on
+// a cold build cache while the other test binaries of a race run share
+// the two cores: a cold CI run took more than a minute for it once the
+// scheduler joined (issue 12), so the bound is 3 minutes; a wait that
+// succeeds ends as soon as the line appears.
+const waitTimeout = 3 * time.Minute
 
 // cmdWaitOutput: wait-output FILE REGEXP waits until FILE (say, the
 // output of a background command) matches REGEXP, for at most waitTimeout.
