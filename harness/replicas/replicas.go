@@ -1,6 +1,7 @@
-// Package replicas holds the contract of exercise 01 (reconcile): the plan
-// a replica controller makes to bring the pods it owns to the desired
-// count.
+// Package replicas holds the contracts of exercise 01 (reconcile), the
+// plan a replica controller makes to bring the pods it owns to the
+// desired count, and of exercise 07 (replicaset), the controller that
+// carries that plan out (controller.go).
 //
 // A declarative system is told what should exist ("there should be two
 // pods"), not what to do ("start two pods"). Something has to turn the
