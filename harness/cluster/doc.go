@@ -16,9 +16,9 @@
 //     and the pipeline), listen, wait until /readyz answers, bootstrap
 //     the system namespaces as kube-apiserver does, start the components
 //     in order (the scheduler first, exercise 06's New with the default
-//     options; a component whose Run panics or returns stops the
-//     cluster in order, with that as its error), and only then write
-//     DIR/kubeconfig (atomically) and
+//     options, then the controller manager; a component whose Run
+//     panics or returns stops the cluster in order, with that as its
+//     error), and only then write DIR/kubeconfig (atomically) and
 //     announce it. On stop: the components in reverse order, then the
 //     apiserver (draining as Serve does), then the store is closed, so
 //     every acknowledged write is durable.
@@ -38,7 +38,11 @@
 //  5. The admin endpoint: the running program hands its store's Snapshot
 //     to `kata snapshot save`, through DIR/admin.json (only the same
 //     user can read it; see internal/admin).
-//  6. Main: the program's command line, `serve` and `restore`, with
+//  6. The controller manager (ControllerManager): the controllers run
+//     side by side as kube-controller-manager, and one that fails stops
+//     the others and, through its error, the cluster; exercise 07's
+//     ReplicaSet controller is the first.
+//  7. Main: the program's command line, `serve` and `restore`, with
 //     messages that say what to do (a part that panics "not implemented"
 //     names its exercise; a corrupt or busy store and a port in use are
 //     explained).

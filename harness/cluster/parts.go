@@ -47,8 +47,11 @@ type Parts struct {
 	// Scheduler assigns pending pods to nodes through the apiserver
 	// (issue 12). Absent: pods stay Pending.
 	Scheduler func(client.Interface) Component
-	// Controllers runs the controller manager's reconcilers (issue 13).
-	// Absent: a Deployment makes no ReplicaSet, a ReplicaSet no pods.
+	// Controllers runs the controller manager's reconcilers (issue 13),
+	// as kube-controller-manager: a ControllerManager with exercise 07's
+	// ReplicaSet controller around exercise 01's Plan (and, with the
+	// exercises after it, the others). Absent: a ReplicaSet makes no
+	// pods, a Deployment no ReplicaSet.
 	Controllers func(client.Interface) Component
 	// Kubelet runs the pods bound to node (issue 14); the cluster starts
 	// one per --nodes, named node-1 to node-N. Absent: pods are bound
@@ -58,9 +61,10 @@ type Parts struct {
 	// Services do not forward.
 	Proxy func(client.Interface) Component
 
-	// StoreFrom, APIServerFrom, PipelineFrom and SchedulerFrom say where
-	// the parts come from ("exercises/03-store"), for messages.
-	StoreFrom, APIServerFrom, PipelineFrom, SchedulerFrom string
+	// StoreFrom, APIServerFrom, PipelineFrom, SchedulerFrom and
+	// ControllersFrom say where the parts come from
+	// ("exercises/03-store"), for messages.
+	StoreFrom, APIServerFrom, PipelineFrom, SchedulerFrom, ControllersFrom string
 	// NotDone is what to do when a part panics "not implemented", said
 	// after "DIR is not done yet: ".
 	NotDone string

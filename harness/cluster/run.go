@@ -390,7 +390,14 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 		if err != nil {
 			return err
 		}
-		start("the controllers", p.Controllers(c))
+		m, err := call(p.ControllersFrom, "New", func() (Component, error) { return p.Controllers(c), nil })
+		if err != nil {
+			return err
+		}
+		if isNil(m) {
+			return fmt.Errorf("cluster: %s: New returned a nil controller", from(p.ControllersFrom, "the controllers"))
+		}
+		start("the controllers", m)
 	}
 	if p.Kubelet != nil {
 		n := o.Nodes

@@ -55,8 +55,17 @@ type Wiring struct {
 	// stay Pending.
 	Scheduler string
 
-	// Later: Controllers, Kubelet and Proxy import paths (issues 13 to
-	// 15).
+	// ReplicaSet is the import path of the package with
+	// New(client.Interface, replicas.Options) replicas.Controller
+	// (exercise 07's New), and Reconcile that of the package with
+	// exercise 01's Plan (a replicas.Func): the controller manager runs
+	// the ReplicaSet controller with Options.Plan = Plan, as
+	// kube-controller-manager. Both or neither: "" for both runs no
+	// controllers, and a ReplicaSet makes no pods.
+	ReplicaSet, Reconcile string
+
+	// Later: the other controllers, Kubelet and Proxy import paths
+	// (issues 13 to 15).
 }
 
 func (w Wiring) module() string {
@@ -80,6 +89,9 @@ func (w Wiring) Source() ([]byte, error) {
 	if w.APIServer == "" {
 		return nil, errors.New("program: the wiring names no apiserver")
 	}
+	if (w.ReplicaSet == "") != (w.Reconcile == "") {
+		return nil, errors.New("program: the ReplicaSet controller (Wiring.ReplicaSet) and the Plan it carries out (Wiring.Reconcile) come together")
+	}
 	m := w.module()
 	notDone := w.NotDone
 	if notDone == "" {
@@ -98,8 +110,15 @@ func (w Wiring) Source() ([]byte, error) {
 	}
 	if w.Scheduler != "" {
 		fmt.Fprintf(&b, "\tscheduler %q\n", w.Scheduler)
-		fmt.Fprintf(&b, "\t%q\n", m+"/harness/client")
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/framework")
+	}
+	if w.ReplicaSet != "" {
+		fmt.Fprintf(&b, "\treplicaset %q\n", w.ReplicaSet)
+		fmt.Fprintf(&b, "\treconcile %q\n", w.Reconcile)
+		fmt.Fprintf(&b, "\t%q\n", m+"/harness/replicas")
+	}
+	if w.Scheduler != "" || w.ReplicaSet != "" {
+		fmt.Fprintf(&b, "\t%q\n", m+"/harness/client")
 	}
 	fmt.Fprintf(&b, "\t%q\n", m+"/harness/cluster")
 	if w.Etcd {
@@ -128,6 +147,14 @@ func (w Wiring) Source() ([]byte, error) {
 	if w.Scheduler != "" {
 		b.WriteString("\t\tScheduler: func(c client.Interface) cluster.Component { return scheduler.New(c, framework.Options{}) },\n")
 		fmt.Fprintf(&b, "\t\tSchedulerFrom: %s,\n", strconv.Quote(w.from(w.Scheduler)))
+	}
+	if w.ReplicaSet != "" {
+		// The controller manager's list grows with exercises 08 to 11.
+		b.WriteString("\t\tControllers: func(c client.Interface) cluster.Component {\n")
+		b.WriteString("\t\t\treturn cluster.ControllerManager{\n")
+		b.WriteString("\t\t\t\t{Name: replicas.ControllerName, Component: replicaset.New(c, replicas.Options{Plan: reconcile.Plan})},\n")
+		b.WriteString("\t\t\t}\n\t\t},\n")
+		fmt.Fprintf(&b, "\t\tControllersFrom: %s,\n", strconv.Quote(w.from(w.ReplicaSet)))
 	}
 	fmt.Fprintf(&b, "\t\tNotDone: %s,\n", strconv.Quote(notDone))
 	b.WriteString("\t})\n}\n")

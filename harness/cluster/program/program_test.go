@@ -39,7 +39,11 @@ func TestSourceImportsOnlyWhatItIsAsked(t *testing.T) {
 		{"scheduler", Wiring{APIServer: m + "/solutions/04-apiserver", Scheduler: m + "/solutions/06-scheduler"},
 			[]string{`scheduler "` + m + `/solutions/06-scheduler"`, `"` + m + `/harness/client"`, `"` + m + `/harness/framework"`,
 				"Scheduler:     func(c client.Interface) cluster.Component { return scheduler.New(c, framework.Options{}) },", `SchedulerFrom: "solutions/06-scheduler"`},
-			[]string{"admission", "Pipeline"}},
+			[]string{"admission", "Pipeline", "replicas", "Controllers"}},
+		{"controllers", Wiring{APIServer: m + "/solutions/04-apiserver", ReplicaSet: m + "/exercises/07-replicaset", Reconcile: m + "/exercises/01-reconcile"},
+			[]string{`replicaset "` + m + `/exercises/07-replicaset"`, `reconcile "` + m + `/exercises/01-reconcile"`, `"` + m + `/harness/replicas"`, `"` + m + `/harness/client"`,
+				"{Name: replicas.ControllerName, Component: replicaset.New(c, replicas.Options{Plan: reconcile.Plan})},", `ControllersFrom: "exercises/07-replicaset"`},
+			[]string{"scheduler", "framework"}},
 	} {
 		src, err := tc.w.Source()
 		if err != nil {
@@ -58,6 +62,14 @@ func TestSourceImportsOnlyWhatItIsAsked(t *testing.T) {
 	}
 	if _, err := (Wiring{}).Source(); err == nil {
 		t.Errorf("Source() of a wiring with no apiserver = nil error, want one")
+	}
+	for _, w := range []Wiring{
+		{APIServer: m + "/solutions/04-apiserver", ReplicaSet: m + "/solutions/07-replicaset"},
+		{APIServer: m + "/solutions/04-apiserver", Reconcile: m + "/solutions/01-reconcile"},
+	} {
+		if _, err := w.Source(); err == nil || !strings.Contains(err.Error(), "come together") {
+			t.Errorf("Source() of %+v = %v, want an error: the controller and its Plan come together", w, err)
+		}
 	}
 }
 
