@@ -41,6 +41,20 @@
 //     and the program's client calls it back, one call per method (Get,
 //     List, Create, Update, UpdateStatus, Delete, Bind) and a Watch as a
 //     stream with credit, as the store's watch.
+//     ReplicaSetService (exercise 07): NewPod, Claim and Status as pure
+//     calls (Status's manageErr crosses as its text; nil stays nil);
+//     expectations are a handle, each method a pure call; New's
+//     controller is a handle over the grader's client, and Run a call
+//     that stays open while the grader's ctx lives, as the scheduler's.
+//     A controller's other inputs are reach-backs (reachback.go), which
+//     08-11's controllers take too: the grader shares a value on its
+//     back server and the program calls it back: plan.Call (the
+//     grader's replicas.Func, the suite's scripted Plan: desired, pods,
+//     now in, the Plan out), clock.Now, and clock.After, which answers
+//     Started once the grader's clock counts the wait and ends with the
+//     time its channel received (the program abandons the waits left
+//     when Run returned). A nil Clock stays nil: the program's
+//     controller reads the system clock.
 //  2. Speaks one protocol over unix sockets (abstract ones on Linux, so
 //     that nothing is left on disk by a grader that dies): the grader
 //     creates the program's listeners and hands them over as inherited
@@ -59,7 +73,7 @@
 //     them (at most 128 ahead), so a store still sees a watcher that stops
 //     reading and ends it with storage.ErrSlowWatcher.
 //  3. Gives the suites clients with their constructors' exact types: Plan,
-//     Labels, Opener, NewAPIServer, Admission and Scheduler, over a Program that starts
+//     Labels, Opener, NewAPIServer, Admission, Scheduler and ReplicaSet, over a Program that starts
 //     $KATA_IMPL on the first call, starts a fresh one after it died, and
 //     kills and reaps every one it started when the test ends (FromEnv
 //     registers that with t.Cleanup). The environment passes through, so
@@ -79,13 +93,13 @@
 //     or handler of the dead one keeps failing that way);
 //     - a hang: a call that takes a context (the store's, the apiserver's
 //     and the gate's requests, NewAuthorizer, Authorize, New, the
-//     scheduler's Run) honours it, and a program still in the call hangGrace
+//     scheduler's and the controller's Run) honours it, and a program still in the call hangGrace
 //     (2s) after its context ended is killed; a pure function (Plan,
 //     Parse, ...) takes no context, so each call has a deadline of its
 //     own, DefaultCallTimeout (5s: half a step's deadline, so the step
 //     still reports it, and far above what any such call needs), after
 //     which the program is killed; so has applying a gate's filter to a
-//     next, and each method of a queue;
+//     next, and each method of a queue or of expectations;
 //     - a frame that is too large, not JSON, has unknown fields or answers
 //     nothing is a protocol error, the call's failure;
 //     - the grader never answers in the implementation's place: a call

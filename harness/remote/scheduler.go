@@ -538,8 +538,18 @@ type remoteScheduler struct {
 // the program is asked, for as long as the suite would wait, and the
 // goroutines still left there make Run's error.
 func (s *remoteScheduler) Run(ctx context.Context) error {
+	return runLoop(ctx, s.p, s.pr, "scheduler.Run", "scheduler.Goroutines", schedulerArgs{ID: s.id})
+}
+
+// runLoop runs a loop that lives in the program (a scheduler's, a
+// controller's) until ctx ends: the call run stays open meanwhile, and
+// its end ends the learner's ctx there. Once Run returned because ctx
+// ended, the program is asked (method goroutines) for the goroutines of
+// the implementation still running, for as long as the suite would wait:
+// those left make Run's error.
+func runLoop(ctx context.Context, p *Program, pr *proc, run, goroutines string, args any) error {
 	var out errResult
-	if err := s.pr.endpoint().call(ctx, "scheduler.Run", schedulerArgs{ID: s.id}, &out, 0); err != nil {
+	if err := pr.endpoint().call(ctx, run, args, &out, 0); err != nil {
 		return err
 	}
 	err := fromWire(out.Err)
@@ -549,7 +559,7 @@ func (s *remoteScheduler) Run(ctx context.Context) error {
 	deadline := time.Now().Add(leftoverWait)
 	for {
 		var left []string
-		if cerr := s.pr.endpoint().call(context.Background(), "scheduler.Goroutines", struct{}{}, &left, s.p.callTimeout()); cerr != nil {
+		if cerr := pr.endpoint().call(context.Background(), goroutines, struct{}{}, &left, p.callTimeout()); cerr != nil {
 			return cerr
 		}
 		if len(left) == 0 {

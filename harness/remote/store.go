@@ -513,6 +513,7 @@ type backServer struct {
 	l       net.Listener
 	reg     *stores
 	clients *clients
+	shares  *shares // the values the program reaches back (reachback.go)
 }
 
 func newBackServer() (*backServer, error) {
@@ -526,9 +527,10 @@ func newBackServer() (*backServer, error) {
 		removeSocketDir(dir)
 		return nil, fmt.Errorf("remote: %w", err)
 	}
-	b := &backServer{dir: dir, path: path, l: l, reg: &stores{}, clients: &clients{}}
+	b := &backServer{dir: dir, path: path, l: l, reg: &stores{}, clients: &clients{}, shares: &shares{}}
 	methods := storeMethods(b.reg)
 	maps.Copy(methods, clientMethods(b.clients))
+	maps.Copy(methods, shareMethods(b.shares))
 	go serve(l, methods)
 	return b, nil
 }
