@@ -73,14 +73,16 @@ func (r *itemExponential) NumRequeues(key string) int {
 }
 
 // NewBucketRateLimiter returns a limiter that delays every key together:
-// a token bucket of burst tokens refilled at qps per second, each When
-// taking one token and waiting until it exists (upstream's
-// BucketRateLimiter over golang.org/x/time/rate's Limiter, whose
-// Reserve().Delay() this reproduces on clock: with qps 10 and burst 100,
-// 100 Whens return 0, the next 100ms, 200ms, ...). It counts no
-// failures: Forget does nothing and NumRequeues is 0. qps +Inf never
-// delays; qps 0 or less gives the burst once and then never a token
-// (x/time/rate's InfDuration). A nil clock is the system clock.
+// a token bucket of burst tokens, full at first, refilled at qps per
+// second, each When taking one token and waiting until it exists
+// (upstream's BucketRateLimiter over golang.org/x/time/rate's Limiter,
+// whose Reserve().Delay() this reproduces on clock, from rate/rate.go
+// v0.15.0: NewLimiter, reserveN, advance, durationFromTokens): with qps
+// 10 and burst 100, 100 Whens in a row return 0, the next 100ms, 200ms,
+// ... It counts no failures: Forget does nothing and NumRequeues is 0.
+// qps +Inf never delays; qps 0 or less gives the burst and then waits
+// for ever (math.MaxInt64, x/time/rate's InfDuration), as does a burst
+// below 1. A nil clock is the system clock.
 func NewBucketRateLimiter(qps float64, burst int, clock Clock) RateLimiter {
 	return &bucket{clock: orReal(clock), limit: qps, burst: burst, tokens: float64(burst)}
 }
@@ -99,33 +101,29 @@ func (b *bucket) When(string) time.Duration {
 	now := b.clock.Now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	switch {
-	case math.IsInf(b.limit, 1):
+	if math.IsInf(b.limit, 1) {
 		return 0
-	case b.limit <= 0:
-		// x/time/rate's reserveN with a zero limit: the burst, once.
-		if b.burst >= 1 {
-			b.burst--
-			return 0
-		}
-		return infDuration
 	}
-	// x/time/rate's advance: the tokens refilled since last, at most
-	// burst; a clock that went back refills nothing.
+	// advance: the tokens refilled since last (none at a limit of 0 or
+	// less, none when the clock went back), at most burst.
 	last := b.last
 	if now.Before(last) {
 		last = now
 	}
-	tokens := b.tokens + now.Sub(last).Seconds()*b.limit
+	tokens := b.tokens
+	if b.limit > 0 {
+		tokens += now.Sub(last).Seconds() * b.limit
+	}
 	if burst := float64(b.burst); tokens > burst {
 		tokens = burst
 	}
+	// reserveN: take one token, wait until it exists.
 	tokens--
 	var wait time.Duration
 	if tokens < 0 {
 		wait = durationFromTokens(-tokens, b.limit)
 	}
-	if b.burst < 1 || wait == infDuration {
+	if b.burst < 1 {
 		// A reservation that is not ok leaves the bucket as it was.
 		return infDuration
 	}
@@ -134,10 +132,14 @@ func (b *bucket) When(string) time.Duration {
 }
 
 // durationFromTokens is how long limit per second takes to make tokens
-// (x/time/rate's Limit.durationFromTokens).
+// (x/time/rate's Limit.durationFromTokens): for ever at a limit of 0 or
+// less, and for ever rather than an overflow.
 func durationFromTokens(tokens, limit float64) time.Duration {
+	if limit <= 0 {
+		return infDuration
+	}
 	d := tokens / limit * float64(time.Second)
-	if d >= math.MaxInt64 {
+	if d > math.MaxInt64 {
 		return infDuration
 	}
 	return time.Duration(d)
