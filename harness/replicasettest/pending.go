@@ -4,12 +4,6 @@ import "github.com/kubekata/kubekata/harness/suite"
 
 // The pure steps until they are written: each fails.
 
-func newPodStep(t *suite.T, impl Impl) { t.Fatal("replicasettest: step not written yet") }
-
-func claimAdopt(t *suite.T, impl Impl) { t.Fatal("replicasettest: step not written yet") }
-
-func claimRelease(t *suite.T, impl Impl) { t.Fatal("replicasettest: step not written yet") }
-
 func expectationsStep(t *suite.T, impl Impl) { t.Fatal("replicasettest: step not written yet") }
 
 func statusStep(t *suite.T, impl Impl) { t.Fatal("replicasettest: step not written yet") }
