@@ -29,7 +29,9 @@
 //  3. Objects over Kubernetes' REST API with untyped JSON: apply FILE
 //     (create, or a strategic merge patch as kubectl apply sends, keeping
 //     the last-applied annotation), replace FILE (PUT, as kubectl
-//     replace), get [-l SELECTOR] RESOURCE[/NS[/NAME]] [TEMPLATE], delete.
+//     replace), get [-l SELECTOR] [--env VAR] RESOURCE[/NS[/NAME]]
+//     [TEMPLATE] (--env: into $VAR too, to name an object the cluster
+//     named), delete.
 //     A server error is printed as kubectl prints it ("Error from server
 //     (Conflict): ...", "Error from server (Forbidden): pods is
 //     forbidden: User ...", and for a 401 "error: You must be logged in
@@ -42,7 +44,10 @@
 //     says what it saw last. watch-start NAME [-l SEL] [--field-selector
 //     SEL] RESOURCE[/NS] records a watch's events from now on;
 //     watch-expect NAME TYPE OBJECT waits for one (OBJECT a name, or a
-//     glob such as web.* for a pod's Events) and prints its object.
+//     glob such as web.* for a pod's Events) and prints its object;
+//     watch-max NAME N checks that the watch never saw more than N
+//     active objects at once (a pod counts until it is deleted,
+//     terminating, or finished).
 //  6. Backup: snapshot-save FILE (from the running cluster, through the
 //     program's admin endpoint) and snapshot-restore FILE (into the data
 //     directory of a stopped cluster).

@@ -240,13 +240,19 @@ func TestCommandErrors(t *testing.T) {
 	cfg.Reference = nil
 	// schedulerName: no scheduler writes the pod while a case watches it.
 	const pod = "-- web.yaml --\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  labels:\n    app: web\nspec:\n  schedulerName: nobody\n  containers:\n  - name: web\n    image: kata/http-echo\n"
+	pod2 := strings.NewReplacer("web.yaml", "web2.yaml", "name: web\n  labels", "name: web2\n  labels").Replace(pod)
 	cases := map[string]struct{ script, want string }{
-		"usage_start":         {"cluster-start extra\n", "usage: cluster-start [--reference] [--admission-policy NAME,...]"},
-		"usage_as":            {"as\n", "usage: as USER | as --token TOKEN"},
-		"usage_as-token":      {"as --token\n", "usage: as USER | as --token TOKEN"},
-		"unknown_user":        {"cluster-start\nas bob\n", `as bob: scenario: acting as bob: program: no identity "bob"`},
-		"usage_apply":         {"cluster-start\napply\n", "usage: apply FILE"},
-		"usage_get":           {"cluster-start\nget\n", "usage: get [-l SELECTOR] RESOURCE[/NS[/NAME]] [TEMPLATE]"},
+		"usage_start":       {"cluster-start extra\n", "usage: cluster-start [--reference] [--admission-policy NAME,...]"},
+		"usage_as":          {"as\n", "usage: as USER | as --token TOKEN"},
+		"usage_as-token":    {"as --token\n", "usage: as USER | as --token TOKEN"},
+		"unknown_user":      {"cluster-start\nas bob\n", `as bob: scenario: acting as bob: program: no identity "bob"`},
+		"usage_apply":       {"cluster-start\napply\n", "usage: apply FILE"},
+		"usage_get":         {"cluster-start\nget\n", "usage: get [-l SELECTOR] [--env VAR] RESOURCE[/NS[/NAME]] [TEMPLATE]"},
+		"usage_get-env-neg": {"cluster-start\n! get --env X pods/default/web\n", "usage: get [-l SELECTOR] [--env VAR] RESOURCE[/NS[/NAME]] [TEMPLATE]"},
+		"usage_watch-max":   {"cluster-start\nwatch-start w pods/default\nwatch-max w many\n", "usage: watch-max NAME N"},
+		"watch-max_unknown": {"cluster-start\nwatch-max nope 3\n", "watch-max: no watch named nope (watch-start first)"},
+		"watch-max_exceeded": {"cluster-start\nwatch-start w pods/default\napply web.yaml\napply web2.yaml\nwatch-expect w ADDED web2\nwatch-max w 1\n" + pod + pod2,
+			"watch-max w 1: the watch saw 2 active at once: web, web2 at resourceVersion "},
 		"usage_wait":          {"cluster-start\nwait-for pods/default/web\n", "usage: wait-for RESOURCE[/NS]/NAME TEMPLATE=VALUE [--timeout D]"},
 		"usage_wait-timeout":  {"cluster-start\nwait-for pods/default/web {.a}=b --timeout nope\n", "usage: wait-for RESOURCE[/NS]/NAME TEMPLATE=VALUE [--timeout D]"},
 		"usage_watch-start":   {"cluster-start\nwatch-start w\n", "usage: watch-start NAME [-l SELECTOR] [--field-selector SELECTOR] RESOURCE[/NS]"},
@@ -374,5 +380,72 @@ spec:
 	rt := runRecorded(t, Params(cfg, ""), f)
 	if got := rt.results["as_identity"]; got != "pass" {
 		t.Errorf("the scenario %s, want pass\n%s", got, rt.logs["as_identity"])
+	}
+}
+
+// get --env sets a variable to what it printed, for a later command to
+// name an object the cluster named; watch-max counts the objects active
+// at once: a deleted one, or one terminating or finished, no longer
+// counts.
+func TestGetEnvAndWatchMax(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a cluster")
+	}
+	cfg := clusterConfig(t)
+	cfg.Reference = nil
+	f := writeScenario(t, "get_env-watch-max", `# get --env and watch-max
+cluster-start
+watch-start w pods/default
+apply pods.yaml
+get --env FIRST -l app=web pods/default {.items[0].metadata.name}
+stdout '^web-a$'
+delete pods/default/$FIRST
+stdout '^pod/web-a deleted$'
+apply late.yaml
+watch-expect w ADDED web-c
+watch-max w 2
+stdout '^at most 2 at once$'
+get -l app=web pods/default {.items[*].metadata.name}
+stdout '^web-b web-c$'
+-- pods.yaml --
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-a
+  labels:
+    app: web
+spec:
+  schedulerName: nobody
+  containers:
+  - name: web
+    image: kata/http-echo:v1
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-b
+  labels:
+    app: web
+spec:
+  schedulerName: nobody
+  containers:
+  - name: web
+    image: kata/http-echo:v1
+-- late.yaml --
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-c
+  labels:
+    app: web
+spec:
+  schedulerName: nobody
+  containers:
+  - name: web
+    image: kata/http-echo:v1
+`)
+	rt := runRecorded(t, Params(cfg, ""), f)
+	if got := rt.results["get_env-watch-max"]; got != "pass" {
+		t.Errorf("the scenario %s, want pass\n%s", got, rt.logs["get_env-watch-max"])
 	}
 }

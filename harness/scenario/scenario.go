@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -218,7 +219,7 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"apply": cmdApply,
 		// replace FILE writes objects as they are, as kubectl replace.
 		"replace": cmdReplace,
-		// get [-l SELECTOR] RESOURCE[/NS[/NAME]] [TEMPLATE] prints objects or fields.
+		// get [-l SELECTOR] [--env VAR] RESOURCE[/NS[/NAME]] [TEMPLATE] prints objects or fields (into $VAR).
 		"get": cmdGet,
 		// delete RESOURCE[/NS]/NAME deletes an object.
 		"delete": cmdDelete,
@@ -228,6 +229,8 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"watch-start": cmdWatchStart,
 		// watch-expect NAME TYPE OBJECT [--timeout D] waits for an event (OBJECT: a name or a glob).
 		"watch-expect": cmdWatchExpect,
+		// watch-max NAME N checks that the watch NAME never saw more than N active objects at once.
+		"watch-max": cmdWatchMax,
 		// snapshot-save FILE backs up the running cluster's store.
 		"snapshot-save": cmdSnapshotSave,
 		// snapshot-restore FILE restores a backup into a wiped data directory.
@@ -428,15 +431,20 @@ func writeManifests(ts *testscript.TestScript, neg bool, cmd, file string, write
 	report(ts, neg, cmd+" "+file, err)
 }
 
-// get [-l SELECTOR] RESOURCE[/NS[/NAME]] [TEMPLATE] prints an object or a
-// list as JSON, or the fields a kubectl-style JSONPath TEMPLATE selects
-// ({.metadata.labels.app}, {.items[*].metadata.name}).
+// get [-l SELECTOR] [--env VAR] RESOURCE[/NS[/NAME]] [TEMPLATE] prints
+// an object or a list as JSON, or the fields a kubectl-style JSONPath
+// TEMPLATE selects ({.metadata.labels.app}, {.items[*].metadata.name});
+// with --env it also sets $VAR to what it printed, for a later command
+// to name an object the cluster named (a pod a ReplicaSet created:
+// {.items[0].metadata.name}).
 func cmdGet(ts *testscript.TestScript, neg bool, args []string) {
+	const usage = "usage: get [-l SELECTOR] [--env VAR] RESOURCE[/NS[/NAME]] [TEMPLATE]"
 	fs := flag.NewFlagSet("get", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	selector := fs.String("l", "", "label selector")
-	if fs.Parse(args) != nil || fs.NArg() < 1 || fs.NArg() > 2 {
-		ts.Fatalf("usage: get [-l SELECTOR] RESOURCE[/NS[/NAME]] [TEMPLATE]")
+	envVar := fs.String("env", "", "the variable to set")
+	if fs.Parse(args) != nil || fs.NArg() < 1 || fs.NArg() > 2 || (*envVar != "" && neg) {
+		ts.Fatalf("%s", usage)
 	}
 	k := stateOf(ts).running(ts, "get")
 	r, err := parseRef(fs.Arg(0))
@@ -460,6 +468,9 @@ func cmdGet(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if err == nil {
 			fmt.Fprintln(ts.Stdout(), out)
+			if *envVar != "" {
+				ts.Setenv(*envVar, out)
+			}
 		}
 	}
 	report(ts, neg, "get "+fs.Arg(0), err)
@@ -607,6 +618,35 @@ func cmdWatchExpect(ts *testscript.TestScript, neg bool, args []string) {
 	b, err := json.MarshalIndent(ev.Object, "", "  ")
 	ts.Check(err)
 	fmt.Fprintln(ts.Stdout(), string(b))
+}
+
+// watch-max NAME N checks that the watch NAME, from its start to now,
+// never saw more than N active objects at once, and prints the most it
+// saw: an object counts from its ADDED event until it is DELETED, or
+// until an event shows it terminating (metadata.deletionTimestamp) or
+// finished (status.phase Succeeded or Failed), as the ReplicaSet
+// controller counts a pod active (upstream's IsPodActive,
+// pkg/controller/controller_utils.go). A scenario starts the watch
+// before the objects exist, so that the count starts at zero.
+func cmdWatchMax(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "watch-max")
+	const usage = "usage: watch-max NAME N"
+	if len(args) != 2 {
+		ts.Fatalf("%s", usage)
+	}
+	limit, err := strconv.Atoi(args[1])
+	if err != nil || limit < 0 {
+		ts.Fatalf("%s", usage)
+	}
+	rc := stateOf(ts).watches[args[0]]
+	if rc == nil {
+		ts.Fatalf("watch-max: no watch named %s (watch-start first)", args[0])
+	}
+	most, when := rc.most()
+	fmt.Fprintf(ts.Stdout(), "at most %d at once\n", most)
+	if most > limit {
+		ts.Fatalf("watch-max %s %d: the watch saw %d active at once: %s", args[0], limit, most, when)
+	}
 }
 
 // snapshot-save FILE saves a snapshot of the running cluster's store to

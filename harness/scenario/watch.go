@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -289,6 +291,38 @@ func (rc *recorder) summary() string {
 		}
 	}
 	return s
+}
+
+// most replays the events recorded so far and returns the most objects
+// active at once (see watch-max) and which ones they were.
+func (rc *recorder) most() (int, string) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	active := map[string]bool{}
+	most, when := 0, "none"
+	for _, ev := range rc.events {
+		name := ev.name()
+		switch ev.Type {
+		case "ADDED", "MODIFIED":
+			phase, _ := nested(ev.Object, "status", "phase").(string)
+			_, terminating := nested(ev.Object, "metadata", "deletionTimestamp").(string)
+			active[name] = !terminating && phase != "Succeeded" && phase != "Failed"
+		case "DELETED":
+			active[name] = false
+		}
+		var on []string
+		for n, ok := range active {
+			if ok {
+				on = append(on, n)
+			}
+		}
+		if len(on) > most {
+			slices.Sort(on)
+			rv, _ := nested(ev.Object, "metadata", "resourceVersion").(string)
+			most, when = len(on), fmt.Sprintf("%s at resourceVersion %s", strings.Join(on, ", "), rv)
+		}
+	}
+	return most, when
 }
 
 // startWatch lists r (with a label and a field selector, each optional)
