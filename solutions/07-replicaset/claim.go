@@ -29,13 +29,14 @@ func Claim(rs *api.ReplicaSet, pods []*api.Pod) replicas.Claim {
 		if pod.Namespace != rs.Namespace {
 			continue
 		}
-		match := selectorMatches(rs.Spec.Selector, pod.Labels)
+		// The selector is read only for pods that may be rs's: in a
+		// namespace of many ReplicaSets most pods are another's.
 		if ref := api.GetControllerOf(pod); ref != nil {
 			switch {
 			case ref.UID != rs.UID:
 				// Another controller's pod, even one of the same kind
 				// and name: never touched.
-			case match:
+			case selectorMatches(rs.Spec.Selector, pod.Labels):
 				// Already ours: keeping it takes no action, so it stays
 				// owned even while rs is being deleted.
 				c.Owned = append(c.Owned, pod.Name)
@@ -50,7 +51,7 @@ func Claim(rs *api.ReplicaSet, pods []*api.Pod) replicas.Claim {
 		// An orphan (a non-controller owner reference to rs counts as
 		// none): adopt it if rs is alive, its labels match and it is not
 		// itself going away.
-		if deleting || !match || pod.DeletionTimestamp != nil {
+		if deleting || pod.DeletionTimestamp != nil || !selectorMatches(rs.Spec.Selector, pod.Labels) {
 			continue
 		}
 		c.Adopt = append(c.Adopt, pod.Name)
