@@ -32,13 +32,13 @@ type claimCase struct {
 	want replicas.Claim
 }
 
-// claim is a replicas.Claim from three lists of names.
-func claim(owned, adopt, release []string) replicas.Claim {
+// wantClaim is a replicas.Claim from three lists of names.
+func wantClaim(owned, adopt, release []string) replicas.Claim {
 	return replicas.Claim{Owned: owned, Adopt: adopt, Release: release}
 }
 
-// names is a list of pod names.
-func names(n ...string) []string { return n }
+// claimNames is a list of pod names.
+func claimNames(n ...string) []string { return n }
 
 // withSelector replaces rs's selector (template labels stay).
 func withSelector(rs *api.ReplicaSet, s *api.LabelSelector) *api.ReplicaSet {
@@ -59,25 +59,25 @@ func claimAdopt(t *suite.T, impl Impl) {
 			why:  "an orphan whose labels match the selector is adopted and owned",
 			rs:   web(),
 			pods: []*api.Pod{newPod("a", "app", "web")},
-			want: claim(names("a"), names("a"), nil),
+			want: wantClaim(claimNames("a"), claimNames("a"), nil),
 		},
 		{
 			why:  "an orphan whose labels do not match is left alone",
 			rs:   web(),
 			pods: []*api.Pod{newPod("a", "app", "api"), newPod("b")},
-			want: claim(nil, nil, nil),
+			want: wantClaim(nil, nil, nil),
 		},
 		{
 			why:  "an orphan being deleted is never adopted",
 			rs:   web(),
 			pods: []*api.Pod{terminating(newPod("a", "app", "web"))},
-			want: claim(nil, nil, nil),
+			want: wantClaim(nil, nil, nil),
 		},
 		{
 			why:  "a ReplicaSet being deleted adopts nothing",
 			rs:   deletingRS(web()),
 			pods: []*api.Pod{newPod("a", "app", "web")},
-			want: claim(nil, nil, nil),
+			want: wantClaim(nil, nil, nil),
 		},
 		{
 			why: "a pod whose owner reference to rs is not a controller's is an orphan: adopted when its labels match",
@@ -87,7 +87,7 @@ func claimAdopt(t *suite.T, impl Impl) {
 				p.OwnerReferences = []api.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "uid-web"}}
 				return p
 			}()},
-			want: claim(names("a"), names("a"), nil),
+			want: wantClaim(claimNames("a"), claimNames("a"), nil),
 		},
 		{
 			why: "a pod whose owner reference to rs is not a controller's is an orphan: left alone, not released, when its labels do not match",
@@ -98,13 +98,13 @@ func claimAdopt(t *suite.T, impl Impl) {
 				p.OwnerReferences = []api.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "uid-web", Controller: &no}}
 				return p
 			}()},
-			want: claim(nil, nil, nil),
+			want: wantClaim(nil, nil, nil),
 		},
 		{
 			why:  "a pod in another namespace is never claimed, whatever its labels",
 			rs:   web(),
 			pods: []*api.Pod{inNamespace(newPod("a", "app", "web"), "other")},
-			want: claim(nil, nil, nil),
+			want: wantClaim(nil, nil, nil),
 		},
 		{
 			why: "every list keeps the order of the pods given; owned pods and adopted orphans are both owned",
@@ -116,7 +116,7 @@ func claimAdopt(t *suite.T, impl Impl) {
 				newPod("d", "app", "web", "extra", "1"),
 				newPod("e", "app", "api"),
 			},
-			want: claim(names("a", "b", "d"), names("b", "d"), nil),
+			want: wantClaim(claimNames("a", "b", "d"), claimNames("b", "d"), nil),
 		},
 		// The selector's forms.
 		{
@@ -128,7 +128,7 @@ func claimAdopt(t *suite.T, impl Impl) {
 				newPod("c", "tier", "front"),
 				newPod("d", "app", "web", "tier", "back"),
 			},
-			want: claim(names("b"), names("b"), nil),
+			want: wantClaim(claimNames("b"), claimNames("b"), nil),
 		},
 		{
 			why: "matchExpressions In: the key is there with one of the values",
@@ -139,7 +139,7 @@ func claimAdopt(t *suite.T, impl Impl) {
 				newPod("c", "tier", "db"),
 				newPod("d", "app", "web"),
 			},
-			want: claim(names("a", "b"), names("a", "b"), nil),
+			want: wantClaim(claimNames("a", "b"), claimNames("a", "b"), nil),
 		},
 		{
 			why: "matchExpressions NotIn: the key is absent, or there with none of the values",
@@ -149,7 +149,7 @@ func claimAdopt(t *suite.T, impl Impl) {
 				newPod("b", "tier", "db"),
 				newPod("c", "app", "web"),
 			},
-			want: claim(names("a", "c"), names("a", "c"), nil),
+			want: wantClaim(claimNames("a", "c"), claimNames("a", "c"), nil),
 		},
 		{
 			why: "matchExpressions Exists: the key is there, whatever its value",
@@ -159,7 +159,7 @@ func claimAdopt(t *suite.T, impl Impl) {
 				newPod("b", "app", "web"),
 				newPod("c", "tier", "db"),
 			},
-			want: claim(names("a", "c"), names("a", "c"), nil),
+			want: wantClaim(claimNames("a", "c"), claimNames("a", "c"), nil),
 		},
 		{
 			why: "matchExpressions DoesNotExist: the key is absent (an empty value is there)",
@@ -170,7 +170,7 @@ func claimAdopt(t *suite.T, impl Impl) {
 				newPod("c", "canary", "true"),
 				newPod("d"),
 			},
-			want: claim(names("a", "d"), names("a", "d"), nil),
+			want: wantClaim(claimNames("a", "d"), claimNames("a", "d"), nil),
 		},
 		{
 			why: "matchLabels and every matchExpressions term must all match (AND)",
@@ -185,19 +185,19 @@ func claimAdopt(t *suite.T, impl Impl) {
 				newPod("d", "app", "web", "tier", "front", "canary", "true"),
 				newPod("e", "tier", "front"),
 			},
-			want: claim(names("a"), names("a"), nil),
+			want: wantClaim(claimNames("a"), claimNames("a"), nil),
 		},
 		{
 			why:  "a nil selector matches nothing",
 			rs:   withSelector(web(), nil),
 			pods: []*api.Pod{newPod("a", "app", "web"), newPod("b")},
-			want: claim(nil, nil, nil),
+			want: wantClaim(nil, nil, nil),
 		},
 		{
 			why:  "an empty selector matches everything, a pod without labels too",
 			rs:   withSelector(web(), &api.LabelSelector{}),
 			pods: []*api.Pod{newPod("a", "app", "web"), newPod("b", "app", "api"), newPod("c")},
-			want: claim(names("a", "b", "c"), names("a", "b", "c"), nil),
+			want: wantClaim(claimNames("a", "b", "c"), claimNames("a", "b", "c"), nil),
 		},
 	})
 }
@@ -211,31 +211,31 @@ func claimRelease(t *suite.T, impl Impl) {
 			why:  "a pod rs controls whose labels match is owned, nothing to do",
 			rs:   web(),
 			pods: []*api.Pod{controlledBy(newPod("a", "app", "web"), web())},
-			want: claim(names("a"), nil, nil),
+			want: wantClaim(claimNames("a"), nil, nil),
 		},
 		{
 			why:  "a pod rs controls whose labels no longer match is released, and not owned",
 			rs:   web(),
 			pods: []*api.Pod{controlledBy(newPod("a", "app", "api"), web()), controlledBy(newPod("b"), web())},
-			want: claim(nil, nil, names("a", "b")),
+			want: wantClaim(nil, nil, claimNames("a", "b")),
 		},
 		{
 			why:  "release checks the whole selector: matchExpressions too",
 			rs:   withSelector(web(), &api.LabelSelector{MatchLabels: labelSet("app", "web"), MatchExpressions: []api.LabelSelectorRequirement{expr("tier", api.LabelSelectorOpIn, "front")}}),
 			pods: []*api.Pod{controlledBy(newPod("a", "app", "web", "tier", "back"), web()), controlledBy(newPod("b", "app", "web", "tier", "front"), web())},
-			want: claim(names("b"), nil, names("a")),
+			want: wantClaim(claimNames("b"), nil, claimNames("a")),
 		},
 		{
 			why:  "a ReplicaSet being deleted releases nothing: the pod whose labels no longer match is left alone",
 			rs:   deletingRS(web()),
 			pods: []*api.Pod{controlledBy(newPod("a", "app", "api"), web())},
-			want: claim(nil, nil, nil),
+			want: wantClaim(nil, nil, nil),
 		},
 		{
 			why:  "a ReplicaSet being deleted still owns the pods it controls whose labels match",
 			rs:   deletingRS(web()),
 			pods: []*api.Pod{controlledBy(newPod("a", "app", "web"), web())},
-			want: claim(names("a"), nil, nil),
+			want: wantClaim(claimNames("a"), nil, nil),
 		},
 		{
 			why: "the controller is known by uid, not name: a reference with rs's uid and another name is rs's",
@@ -245,7 +245,7 @@ func claimRelease(t *suite.T, impl Impl) {
 				p.OwnerReferences = []api.OwnerReference{controllerRef("ReplicaSet", "web-renamed", "uid-web")}
 				return p
 			}()},
-			want: claim(names("a"), nil, nil),
+			want: wantClaim(claimNames("a"), nil, nil),
 		},
 		{
 			why: "a pod another controller owns is left alone even when its labels match, even with rs's name and kind (another uid: a ReplicaSet of the same name deleted and created again)",
@@ -255,13 +255,13 @@ func claimRelease(t *suite.T, impl Impl) {
 				p.OwnerReferences = []api.OwnerReference{controllerRef("ReplicaSet", "web", "uid-web-before")}
 				return p
 			}(), controlledBy(newPod("b", "app", "web"), other)},
-			want: claim(nil, nil, nil),
+			want: wantClaim(nil, nil, nil),
 		},
 		{
 			why:  "a pod another controller owns is never released, whatever its labels",
 			rs:   web(),
 			pods: []*api.Pod{controlledBy(newPod("a", "app", "other"), other), controlledBy(newPod("b"), other)},
-			want: claim(nil, nil, nil),
+			want: wantClaim(nil, nil, nil),
 		},
 		{
 			why: "a pod another controller owns stays its own even when it also has a non-controller reference to rs",
@@ -271,19 +271,19 @@ func claimRelease(t *suite.T, impl Impl) {
 				p.OwnerReferences = append(p.OwnerReferences, api.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "uid-web"})
 				return p
 			}()},
-			want: claim(nil, nil, nil),
+			want: wantClaim(nil, nil, nil),
 		},
 		{
 			why:  "a pod being deleted that rs controls is still owned when its labels match, and released when they do not",
 			rs:   web(),
 			pods: []*api.Pod{terminating(controlledBy(newPod("a", "app", "web"), web())), terminating(controlledBy(newPod("b", "app", "api"), web()))},
-			want: claim(names("a"), nil, names("b")),
+			want: wantClaim(claimNames("a"), nil, claimNames("b")),
 		},
 		{
 			why:  "a pod in another namespace is never claimed, even with rs's uid as controller",
 			rs:   web(),
 			pods: []*api.Pod{inNamespace(controlledBy(newPod("a", "app", "web"), web()), "other"), inNamespace(controlledBy(newPod("b", "app", "api"), web()), "other")},
-			want: claim(nil, nil, nil),
+			want: wantClaim(nil, nil, nil),
 		},
 		{
 			why: "every list keeps the order of the pods given",
@@ -295,7 +295,7 @@ func claimRelease(t *suite.T, impl Impl) {
 				controlledBy(newPod("d", "app", "web", "tier", "x"), web()),
 				controlledBy(newPod("e"), web()),
 			},
-			want: claim(names("b", "d"), nil, names("a", "e")),
+			want: wantClaim(claimNames("b", "d"), nil, claimNames("a", "e")),
 		},
 	})
 }

@@ -4,6 +4,4 @@ import "github.com/kubekata/kubekata/harness/suite"
 
 // The pure steps until they are written: each fails.
 
-func expectationsStep(t *suite.T, impl Impl) { t.Fatal("replicasettest: step not written yet") }
-
 func statusStep(t *suite.T, impl Impl) { t.Fatal("replicasettest: step not written yet") }
