@@ -10,7 +10,9 @@ import (
 // the error of this sync's creations or deletions (nil if none) and the
 // time: upstream's calculateStatus (pkg/controller/replicaset/
 // replica_set_utils.go) with the observed generation that
-// updateReplicaSetStatus sets. TerminatingReplicas is left as rs has it.
+// updateReplicaSetStatus sets. TerminatingReplicas is left as rs has it
+// (upstream counts terminating pods there only behind the
+// DeploymentPodReplacementPolicy feature gate).
 func Status(rs *api.ReplicaSet, pods []*api.Pod, manageErr error, now time.Time) api.ReplicaSetStatus {
 	// A copy that shares nothing with rs: the caller may write it back.
 	status := rs.Status
