@@ -306,10 +306,7 @@ func runClaimCases(t *suite.T, impl Impl, cases []claimCase) {
 	t.Helper()
 	for _, c := range cases {
 		rsBefore := api.DeepCopy(c.rs)
-		podsBefore := make([]*api.Pod, len(c.pods))
-		for i, p := range c.pods {
-			podsBefore[i] = api.DeepCopy(p)
-		}
+		podsBefore := copyPods(c.pods)
 		deleting := ""
 		if c.rs.DeletionTimestamp != nil {
 			deleting = ", being deleted"

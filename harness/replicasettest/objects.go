@@ -204,12 +204,28 @@ func describeSelector(s *api.LabelSelector) string {
 
 // unchanged fails the step when an input changed during call: before is
 // a deep copy taken before it.
-func unchanged[T any](t interface{ Errorf(string, ...any) }, call, what string, before, after T) bool {
+func unchanged[T any](t interface {
+	Helper()
+	Errorf(string, ...any)
+}, call, what string, before, after T) bool {
+	t.Helper()
 	if !reflect.DeepEqual(before, after) {
 		t.Errorf("%s changed %s: before %+v, after %+v; the function must not change its inputs (copy first)", call, what, before, after)
 		return false
 	}
 	return true
+}
+
+// copyPods deep-copies pods (nil stays nil).
+func copyPods(pods []*api.Pod) []*api.Pod {
+	if pods == nil {
+		return nil
+	}
+	out := make([]*api.Pod, len(pods))
+	for i, p := range pods {
+		out[i] = api.DeepCopy(p)
+	}
+	return out
 }
 
 // scribble changes every value reachable from v through maps, slices and
