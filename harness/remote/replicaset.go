@@ -20,9 +20,11 @@ import (
 //
 //   - NewPod, Claim and Status are pure calls: their arguments and results
 //     cross as JSON (inputs a call changed are written back over the
-//     caller's, as exercise 06's), and Status's manageErr crosses as its
-//     text (nil stays nil; the learner's code sees an error with the same
-//     Error(), and errors.Is still finds the sentinels it wrapped).
+//     caller's, as exercise 06's) with their exact times, and NewPod's pod
+//     with the memory it shares with rs (exact.go); Status's manageErr
+//     crosses as its text (nil stays nil; the learner's code sees an error
+//     with the same Error(), and errors.Is still finds the sentinels it
+//     wrapped).
 //   - NewExpectations makes a handle: the expectations live in the
 //     program, each method a pure call there; the handle is freed when
 //     the grader's side is garbage, and with the program.
@@ -34,16 +36,22 @@ import (
 
 // The arguments and answers of exercise 07's methods.
 type (
+	// Every object crosses with its exact times (exact.go), and NewPod's
+	// pod with the memory it shares with rs.
 	newPodArgs struct {
-		RS *api.ReplicaSet `json:"rs"`
+		RS    *api.ReplicaSet `json:"rs"`
+		Times []timeAt        `json:"times,omitempty"`
 	}
 	newPodResult struct {
 		Pod     *api.Pod        `json:"pod"`
+		Times   []timeAt        `json:"times,omitempty"`
+		Aliases []alias         `json:"aliases,omitempty"`
 		Changed json.RawMessage `json:"changed,omitempty"`
 	}
 	claimArgs struct {
-		RS   *api.ReplicaSet `json:"rs"`
-		Pods []*api.Pod      `json:"pods"` // no omitempty: nil and empty stay apart
+		RS    *api.ReplicaSet `json:"rs"`
+		Pods  []*api.Pod      `json:"pods"` // no omitempty: nil and empty stay apart
+		Times []timeAt        `json:"times,omitempty"`
 	}
 	claimResult struct {
 		Claim   replicas.Claim  `json:"claim"`
@@ -54,9 +62,11 @@ type (
 		Pods      []*api.Pod      `json:"pods"`
 		ManageErr *wireError      `json:"manageErr,omitempty"`
 		Now       time.Time       `json:"now"`
+		Times     []timeAt        `json:"times,omitempty"`
 	}
 	statusResult struct {
 		Status  api.ReplicaSetStatus `json:"status"`
+		Times   []timeAt             `json:"times,omitempty"`
 		Changed json.RawMessage      `json:"changed,omitempty"`
 	}
 	expectationsArgs struct {
@@ -170,15 +180,23 @@ func (rp *replicaSetProgram) service() Service {
 			if f := c.decode(&a); f != nil {
 				return f
 			}
-			pod := impl.NewPod(a.RS)
-			return resultFrame(newPodResult{Pod: pod, Changed: changedArgs(c, &a)}, nil)
+			restoreTimes(&a, a.Times)
+			res := newPodResult{Pod: impl.NewPod(a.RS)}
+			res.Times, res.Aliases = exactTimes(&res), aliases(&res, &a)
+			a.Times = nil
+			a.Times = exactTimes(&a)
+			res.Changed = changedArgs(c, &a)
+			return resultFrame(res, nil)
 		},
 		"replicaset.Claim": func(c *serverCall) *frame {
 			var a claimArgs
 			if f := c.decode(&a); f != nil {
 				return f
 			}
+			restoreTimes(&a, a.Times)
 			claim := impl.Claim(a.RS, a.Pods)
+			a.Times = nil
+			a.Times = exactTimes(&a)
 			return resultFrame(claimResult{Claim: claim, Changed: changedArgs(c, &a)}, nil)
 		},
 		"replicaset.Status": func(c *serverCall) *frame {
@@ -186,8 +204,13 @@ func (rp *replicaSetProgram) service() Service {
 			if f := c.decode(&a); f != nil {
 				return f
 			}
-			st := impl.Status(a.RS, a.Pods, fromWire(a.ManageErr), a.Now)
-			return resultFrame(statusResult{Status: st, Changed: changedArgs(c, &a)}, nil)
+			restoreTimes(&a, a.Times)
+			res := statusResult{Status: impl.Status(a.RS, a.Pods, fromWire(a.ManageErr), a.Now)}
+			res.Times = exactTimes(&res)
+			a.Times = nil
+			a.Times = exactTimes(&a)
+			res.Changed = changedArgs(c, &a)
+			return resultFrame(res, nil)
 		},
 		"replicaset.NewExpectations": func(c *serverCall) *frame {
 			e := impl.NewExpectations()
@@ -283,26 +306,38 @@ func (rp *replicaSetProgram) service() Service {
 func ReplicaSet(p *Program) replicasettest.Impl {
 	return replicasettest.Impl{
 		NewPod: func(rs *api.ReplicaSet) *api.Pod {
+			args := newPodArgs{RS: rs}
+			args.Times = exactTimes(&args)
 			var out newPodResult
-			p.pure("replicaset.NewPod", newPodArgs{RS: rs}, &out)
+			p.pure("replicaset.NewPod", args, &out)
+			restoreTimes(&out, out.Times)
 			if a, ok := changed[newPodArgs](out.Changed); ok {
+				restoreTimes(&a, a.Times)
 				overwrite(rs, a.RS)
 			}
+			share(&out, &args, out.Aliases)
 			return out.Pod
 		},
 		Claim: func(rs *api.ReplicaSet, pods []*api.Pod) replicas.Claim {
+			args := claimArgs{RS: rs, Pods: pods}
+			args.Times = exactTimes(&args)
 			var out claimResult
-			p.pure("replicaset.Claim", claimArgs{RS: rs, Pods: pods}, &out)
+			p.pure("replicaset.Claim", args, &out)
 			if a, ok := changed[claimArgs](out.Changed); ok {
+				restoreTimes(&a, a.Times)
 				overwrite(rs, a.RS)
 				overwriteEach(pods, a.Pods)
 			}
 			return out.Claim
 		},
 		Status: func(rs *api.ReplicaSet, pods []*api.Pod, manageErr error, now time.Time) api.ReplicaSetStatus {
+			args := statusArgs{RS: rs, Pods: pods, ManageErr: toWire(manageErr), Now: now}
+			args.Times = exactTimes(&args)
 			var out statusResult
-			p.pure("replicaset.Status", statusArgs{RS: rs, Pods: pods, ManageErr: toWire(manageErr), Now: now}, &out)
+			p.pure("replicaset.Status", args, &out)
+			restoreTimes(&out, out.Times)
 			if a, ok := changed[statusArgs](out.Changed); ok {
+				restoreTimes(&a, a.Times)
 				overwrite(rs, a.RS)
 				overwriteEach(pods, a.Pods)
 			}

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -88,6 +89,11 @@ func fakeReplicaSet() replicasettest.Impl {
 		NewPod: func(rs *api.ReplicaSet) *api.Pod {
 			misbehaveRS(rs)
 			defer mutateRS(rs)
+			if rs != nil && rs.Name == "shares" {
+				// The template's maps and spec, not copies.
+				return &api.Pod{ObjectMeta: api.ObjectMeta{Namespace: rs.Namespace, GenerateName: rs.Name + "-",
+					Labels: rs.Spec.Template.Labels, Annotations: rs.Spec.Template.Annotations}, Spec: rs.Spec.Template.Spec}
+			}
 			return replicaset.NewPod(rs)
 		},
 		Claim: func(rs *api.ReplicaSet, pods []*api.Pod) replicas.Claim {
@@ -98,6 +104,10 @@ func fakeReplicaSet() replicasettest.Impl {
 		Status: func(rs *api.ReplicaSet, pods []*api.Pod, manageErr error, now time.Time) api.ReplicaSetStatus {
 			misbehaveRS(rs)
 			defer mutateRS(rs, pods...)
+			if rs != nil && rs.Name == "untruncated" {
+				// The condition's time as given, finer than the API's.
+				return api.ReplicaSetStatus{Conditions: []api.ReplicaSetCondition{{Type: api.ReplicaSetReplicaFailure, LastTransitionTime: api.NewTime(now)}}}
+			}
 			if rs != nil && rs.Name == "echo-err" {
 				// What the learner's code sees of manageErr.
 				msg := "nil"
@@ -644,5 +654,109 @@ func TestReplicaSetLoopFailures(t *testing.T) {
 	}
 	if got := impl.NewPod(testRS("web")); got == nil {
 		t.Errorf("NewPod after the failures = nil, want a pod")
+	}
+}
+
+// What the JSON would lose crosses too: times finer than the second, both
+// ways (a pod Ready since 50s+1ns is not available at 60s with
+// minReadySeconds 10; a condition's time is what the program's Status
+// set), and the memory NewPod's pod shares with rs (changing the pod
+// changes the caller's rs, as in process; the solution's shares none).
+func TestReplicaSetExactThroughProgram(t *testing.T) {
+	p, _ := fake(t, "replicaset")
+	r, local := ReplicaSet(p), fakeReplicaSet()
+
+	rs := testRS("web")
+	rs.Spec.MinReadySeconds = 10
+	ready := func(name string, since time.Duration) *api.Pod {
+		pod := rsPods(rs)[0]
+		pod.Name = name
+		pod.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue, LastTransitionTime: api.NewTime(t0.Add(since))}}
+		return pod
+	}
+	pods := []*api.Pod{ready("a", 50*time.Second), ready("b", 50*time.Second+time.Nanosecond), ready("c", 49*time.Second+999*time.Millisecond)}
+	now := t0.Add(time.Minute)
+	got, want := r.Status(rs, pods, nil, now), local.Status(rs, pods, nil, now)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Status(minReadySeconds 10, ready since 50s, 50s+1ns, 49.999s) through the program = %+v\n\twant %+v (in process)", got, want)
+	}
+	if got.AvailableReplicas != 2 {
+		t.Errorf("Status(...).AvailableReplicas through the program = %d, want 2 (50s+1ns is not available at 60s)", got.AvailableReplicas)
+	}
+	at := t0.Add(90*time.Second + 500*time.Millisecond)
+	st := r.Status(testRS("untruncated"), pods, nil, at)
+	if len(st.Conditions) != 1 || !st.Conditions[0].LastTransitionTime.Time.Equal(at) {
+		t.Errorf("Status(untruncated) through the program = %+v, want the condition's time %v as the program set it", st.Conditions, at)
+	}
+	if lst := local.Status(testRS("untruncated"), pods, nil, at); !reflect.DeepEqual(st, lst) {
+		t.Errorf("Status(untruncated) through the program = %+v\n\twant %+v (in process)", st, lst)
+	}
+
+	shares := testRS("shares")
+	pod := r.NewPod(shares)
+	pod.Labels["scribbled"] = "yes"
+	pod.Spec.Containers[0].Image = "scribbled"
+	if shares.Spec.Template.Labels["scribbled"] != "yes" || shares.Spec.Template.Spec.Containers[0].Image != "scribbled" {
+		t.Errorf("changing the pod NewPod(shares) returned through the program left rs %+v as it was, want the change seen in rs as in process", shares.Spec.Template)
+	}
+	web := testRS("web")
+	pod = r.NewPod(web)
+	pod.Labels["scribbled"] = "yes"
+	pod.Spec.Containers[0].Image = "scribbled"
+	if !reflect.DeepEqual(web, testRS("web")) {
+		t.Errorf("changing the pod the solution's NewPod returned through the program changed rs: %+v", web.Spec.Template)
+	}
+}
+
+// exactTimes and restoreTimes carry what JSON cuts; aliases and share
+// find and remake shared maps, slices and pointers, the outermost only.
+func TestExactTimesAndAliases(t *testing.T) {
+	type inner struct {
+		M map[string]string
+		S []int
+		T api.Time
+		P *api.Time
+	}
+	type outer struct {
+		A   inner
+		L   []inner
+		Raw []byte
+	}
+	fine := api.NewTime(t0.Add(1500 * time.Millisecond))
+	in := outer{A: inner{T: api.NewTime(t0), P: &fine}, L: []inner{{}, {T: fine}}}
+	times := exactTimes(&in)
+	if len(times) != 2 {
+		t.Fatalf("exactTimes = %+v, want 2 (the pointer and the element's, not the whole second)", times)
+	}
+	var back outer
+	data, _ := json.Marshal(in)
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.L[1].T.Time.Equal(fine.Time) {
+		t.Fatalf("the JSON kept %v: nothing to test", fine)
+	}
+	restoreTimes(&back, times)
+	if !reflect.DeepEqual(back.A.P, in.A.P) || !back.L[1].T.Time.Equal(fine.Time) || !back.A.T.Time.Equal(t0) {
+		t.Errorf("restoreTimes gave %+v, want %+v", back, in)
+	}
+
+	arg := &outer{A: inner{M: map[string]string{"a": "b"}, S: []int{1, 2}}, L: []inner{{M: map[string]string{}}}}
+	res := &outer{A: inner{M: arg.A.M, S: []int{1, 2}}, L: arg.L}
+	as := aliases(res, arg)
+	if want := []alias{{Result: path{0, 0}, Arg: path{0, 0}}, {Result: path{1}, Arg: path{1}}}; !reflect.DeepEqual(as, want) {
+		t.Fatalf("aliases = %+v, want %+v (A.M and L, not the equal but separate A.S)", as, want)
+	}
+	var copied outer
+	data, _ = json.Marshal(res)
+	if err := json.Unmarshal(data, &copied); err != nil {
+		t.Fatal(err)
+	}
+	share(&copied, arg, as)
+	copied.A.M["x"] = "y"
+	copied.L[0].M["x"] = "y"
+	copied.A.S[0] = 9
+	if arg.A.M["x"] != "y" || arg.L[0].M["x"] != "y" || arg.A.S[0] != 1 {
+		t.Errorf("after share, changing the copy changed arg to %+v, want A.M and L[0].M changed, A.S not", arg)
 	}
 }
