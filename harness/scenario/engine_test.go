@@ -155,10 +155,11 @@ get pods/default/not-there
 }
 
 // The scenarios' needs lines are right: on a cluster whose store is the
-// harness's in-memory one and that has no request pipeline and no
-// scheduler (what a learner runs before exercises 03, 05 and 06 are
-// done), every scenario that needs 03-store, 05-admission or
-// 06-scheduler fails and every other one passes.
+// harness's in-memory one and that has no request pipeline, no
+// scheduler and no controllers (what a learner runs before exercises
+// 03, 05, 06 and 07 are done), every scenario that needs 03-store,
+// 05-admission, 06-scheduler or 07-replicaset fails and every other one
+// passes.
 func TestNeedsLinesOnMemoryStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts clusters")
@@ -184,7 +185,9 @@ func TestNeedsLinesOnMemoryStore(t *testing.T) {
 	t.Logf("on the in-memory store: %v", rt.results)
 	for _, s := range list {
 		want := "pass"
-		if slices.Contains(s.Needs, "03-store") || slices.Contains(s.Needs, "05-admission") || slices.Contains(s.Needs, "06-scheduler") {
+		if slices.ContainsFunc(s.Needs, func(id string) bool {
+			return id == "03-store" || id == "05-admission" || id == "06-scheduler" || id == "07-replicaset"
+		}) {
 			want = "fail"
 		}
 		got := rt.results[s.Name]

@@ -36,7 +36,8 @@ var reference = sync.OnceValues(func() (string, error) {
 	// As kata up --reference wires it: the protobuf edge once
 	// harness/protoedge exists, the request pipeline once
 	// solutions/05-admission does, the scheduler once
-	// solutions/06-scheduler does.
+	// solutions/06-scheduler does, the controllers once
+	// solutions/07-replicaset does.
 	w := program.Wiring{
 		Store:     m + "/solutions/03-store",
 		APIServer: m + "/solutions/04-apiserver",
@@ -49,6 +50,9 @@ var reference = sync.OnceValues(func() (string, error) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "solutions", "06-scheduler")); err == nil {
 		w.Scheduler = m + "/solutions/06-scheduler"
+	}
+	if _, err := os.Stat(filepath.Join(root, "solutions", "07-replicaset")); err == nil {
+		w.ReplicaSet, w.Reconcile = m+"/solutions/07-replicaset", m+"/solutions/01-reconcile"
 	}
 	return bin, program.Build(ctx, root, w, bin)
 })
