@@ -265,11 +265,19 @@ func TestConvergeHealScaleDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "a replacement for "+victim, count(3))
-	rs := getRS(t, f, "web")
 	one := int32(1)
-	rs.Spec.Replicas = &one
-	if _, err := f.Update(ctx, rs); err != nil {
-		t.Fatal(err)
+	for {
+		// The controller writes the status meanwhile: read again on a
+		// Conflict.
+		rs := getRS(t, f, "web")
+		rs.Spec.Replicas = &one
+		_, err := f.Update(ctx, rs)
+		if err == nil {
+			break
+		}
+		if !client.IsConflict(err) {
+			t.Fatalf("Update(rs web, replicas 1) = %v", err)
+		}
 	}
 	waitFor(t, "1 pod after scaling down", count(1))
 }
