@@ -28,7 +28,10 @@ import (
 // cluster serves TLS with its own CA and writes a kubeconfig per
 // identity, and --listen may go beyond loopback; once the scheduler
 // (06) is, pending pods are bound to nodes (Node objects applied by
-// hand until the kubelet, 08). Before it builds, it
+// hand until the kubelet); once the ReplicaSet controller (07) and the
+// Plan it carries out (01) both are, the controller manager runs it as
+// kube-controller-manager, and a ReplicaSet keeps its pods. Before it
+// builds, it
 // prints one table of the parts: where each comes from, and what a user
 // will see because one is absent.
 //
@@ -56,6 +59,10 @@ const (
 	apiserverID = "04-apiserver"
 	pipelineID  = "05-admission"
 	schedulerID = "06-scheduler"
+	// The ReplicaSet controller (07) carries out exercise 01's Plan:
+	// the controllers run when both are finished.
+	reconcileID  = "01-reconcile"
+	replicasetID = "07-replicaset"
 )
 
 // beyondLoopback: without the pipeline the apiserver authenticates no one.
@@ -105,7 +112,7 @@ func runUp(env *Env, args []string) error {
 	if len(endpoints) > 0 && !isDir(filepath.Join(root, "harness", "storage", "etcdstore")) {
 		return errors.New("kata up --etcd-servers: this kata has no etcd store yet (harness/storage/etcdstore)")
 	}
-	w, err := clusterWiring(env, root, "kata up", *reference, len(endpoints) > 0)
+	w, done, err := clusterWiringDone(env, root, "kata up", *reference, len(endpoints) > 0)
 	if err != nil {
 		return err
 	}
@@ -117,7 +124,7 @@ func runUp(env *Env, args []string) error {
 			return fmt.Errorf("kata up --admission-policy: admission policies are enforced by the request pipeline; finish %s (kata next)", pipelineID)
 		}
 	}
-	printParts(env, w, *nodes)
+	printParts(env, w, done, *nodes)
 	dir := *dataDir
 	if dir == "" {
 		dir = filepath.Join(root, ".kata", "cluster")
@@ -207,9 +214,17 @@ func parseEtcdServers(s string) ([]string, error) {
 	return out, nil
 }
 
-// clusterWiring decides which packages provide the parts, for up and for
-// snapshot restore: the reference, or what the learner has finished.
+// clusterWiring decides which packages provide the parts, for up, for
+// scenario and for snapshot restore: the reference, or what the learner
+// has finished.
 func clusterWiring(env *Env, root, cmd string, reference, etcd bool) (program.Wiring, error) {
+	w, _, err := clusterWiringDone(env, root, cmd, reference, etcd)
+	return w, err
+}
+
+// clusterWiringDone is clusterWiring, and what it found finished (for
+// the table of parts to say what is missing).
+func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (program.Wiring, finished, error) {
 	hasSolutions := isDir(filepath.Join(root, "solutions"))
 	w := program.Wiring{Module: course.ModulePath, Etcd: etcd,
 		Edge: isDir(filepath.Join(root, "harness", "protoedge"))}
@@ -218,21 +233,23 @@ func clusterWiring(env *Env, root, cmd string, reference, etcd bool) (program.Wi
 		w.NotDone += ", or run " + cmd + " --reference to use the reference"
 	}
 	base := "exercises"
-	// The pipeline and the scheduler join the reference cluster once
-	// solutions/ has them, and the learner's once their exercises are
-	// finished.
+	// The pipeline, the scheduler and the controllers join the
+	// reference cluster once solutions/ has them, and the learner's once
+	// their exercises are finished.
 	done := finished{store: true,
-		pipeline:  isDir(filepath.Join(root, "solutions", pipelineID)),
-		scheduler: isDir(filepath.Join(root, "solutions", schedulerID))}
+		pipeline:   isDir(filepath.Join(root, "solutions", pipelineID)),
+		scheduler:  isDir(filepath.Join(root, "solutions", schedulerID)),
+		reconcile:  isDir(filepath.Join(root, "solutions", reconcileID)),
+		replicaset: isDir(filepath.Join(root, "solutions", replicasetID))}
 	if reference {
 		base = "solutions"
 		if !hasSolutions {
-			return w, fmt.Errorf("%s --reference: this is a student copy: there is no solutions/ directory; run %s without --reference to start the cluster from your own exercises", cmd, cmd)
+			return w, done, fmt.Errorf("%s --reference: this is a student copy: there is no solutions/ directory; run %s without --reference to start the cluster from your own exercises", cmd, cmd)
 		}
 	} else {
 		var err error
 		if done, err = upFinished(env, root, cmd, hasSolutions, etcd); err != nil {
-			return w, err
+			return w, done, err
 		}
 	}
 	storeDone := done.store
@@ -242,13 +259,17 @@ func clusterWiring(env *Env, root, cmd string, reference, etcd bool) (program.Wi
 	if done.scheduler {
 		w.Scheduler = importPath(base + "/" + schedulerID)
 	}
+	if done.reconcile && done.replicaset {
+		w.ReplicaSet = importPath(base + "/" + replicasetID)
+		w.Reconcile = importPath(base + "/" + reconcileID)
+	}
 	for _, id := range []string{storeID, apiserverID} {
 		if id == storeID && (!storeDone || etcd) {
 			continue
 		}
 		rel := base + "/" + id
 		if !isDir(filepath.Join(root, rel)) {
-			return w, fmt.Errorf("%s: %s is missing; the cluster needs it", cmd, rel)
+			return w, done, fmt.Errorf("%s: %s is missing; the cluster needs it", cmd, rel)
 		}
 		if id == storeID {
 			w.Store = importPath(rel)
@@ -256,30 +277,34 @@ func clusterWiring(env *Env, root, cmd string, reference, etcd bool) (program.Wi
 			w.APIServer = importPath(rel)
 		}
 	}
-	return w, nil
+	return w, done, nil
 }
 
 // finished says which of the optional parts the cluster runs.
 type finished struct {
 	store, pipeline, scheduler bool
+	// reconcile and replicaset: the controllers run when both are.
+	reconcile, replicaset bool
 }
 
 // upFinished decides which of the learner's parts the cluster runs: it
 // fails unless the apiserver is finished, and says whether the store is
 // (without it the cluster runs on the in-memory store, and it says so
 // unless the store is on etcd), whether the pipeline is (without it the
-// cluster has no authentication, and stays on loopback) and whether the
-// scheduler is (without it pods stay Pending). A part is finished when
-// all its steps pass, as kata next and kata list say.
+// cluster has no authentication, and stays on loopback), whether the
+// scheduler is (without it pods stay Pending) and whether the ReplicaSet
+// controller and exercise 01's Plan are (without both, a ReplicaSet
+// makes no pods). A part is finished when all its steps pass, as kata
+// next and kata list say.
 func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, error) {
 	l, err := newLearner(env)
 	if err != nil {
 		return finished{}, err
 	}
 	var exs []*course.Exercise
-	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID} {
+	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID, reconcileID, replicasetID} {
 		e, err := l.exercise(id)
-		if id == pipelineID || id == schedulerID {
+		if id != storeID && id != apiserverID {
 			if err != nil || !isDir(filepath.Join(root, e.ExerciseDir())) {
 				continue // a course or a copy without it yet
 			}
@@ -302,6 +327,10 @@ func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, 
 			done.pipeline = r.Done()
 		case schedulerID:
 			done.scheduler = r.Done()
+		case reconcileID:
+			done.reconcile = r.Done()
+		case replicasetID:
+			done.replicaset = r.Done()
 		}
 	}
 	if !apiserver.Done() {
@@ -333,14 +362,13 @@ type futurePart struct {
 // futureParts are the parts after the apiserver, with what a user sees
 // while each is absent (DESIGN: the cluster says what is missing).
 var futureParts = []futurePart{
-	{"controllers", "controllers", "07", "a Deployment makes no pods"},
 	{"kubelet", "kubelet", "08", "pods are bound but never start"},
 	{"kube-proxy", "proxy", "09", "Services do not forward"},
 }
 
 // printParts prints one table: each part, where it comes from, and what
 // a user will see because of it.
-func printParts(env *Env, w program.Wiring, nodes int) {
+func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 	rel := func(path string) string { return strings.TrimPrefix(path, course.ModulePath+"/") }
 	type row struct{ part, from, see string }
 	var rows []row
@@ -368,11 +396,29 @@ func printParts(env *Env, w program.Wiring, nodes int) {
 	}
 	switch {
 	case w.Scheduler != "":
-		rows = append(rows, row{"scheduler", rel(w.Scheduler), "pending pods are bound to nodes (Node objects you apply until the kubelet, 08)"})
+		rows = append(rows, row{"scheduler", rel(w.Scheduler), "pending pods are bound to nodes (Node objects you apply until the kubelet)"})
 	case inCourse(schedulerID):
 		rows = append(rows, row{"scheduler", "absent (06 not finished)", "pods stay Pending"})
 	default:
 		rows = append(rows, row{"scheduler", "absent (not in the course yet)", "pods stay Pending"})
+	}
+	switch {
+	case w.ReplicaSet != "":
+		rows = append(rows, row{"controllers", rel(w.ReplicaSet) + " + " + rel(w.Reconcile),
+			"a ReplicaSet keeps its pods (Deployments and garbage collection come with the next exercises)"})
+	case inCourse(replicasetID):
+		var missing []string
+		for _, m := range []struct {
+			id   string
+			done bool
+		}{{reconcileID, done.reconcile}, {replicasetID, done.replicaset}} {
+			if !m.done {
+				missing = append(missing, strings.SplitN(m.id, "-", 2)[0])
+			}
+		}
+		rows = append(rows, row{"controllers", "absent (" + strings.Join(missing, " and ") + " not finished)", "a ReplicaSet makes no pods"})
+	default:
+		rows = append(rows, row{"controllers", "absent (not in the course yet)", "a ReplicaSet makes no pods"})
 	}
 	for _, f := range futureParts {
 		from := "absent (not in the course yet)"
@@ -401,14 +447,17 @@ func printParts(env *Env, w program.Wiring, nodes int) {
 func buildCluster(env *Env, root, cmd string, w program.Wiring, bin string) error {
 	rel := func(path string) string { return strings.TrimPrefix(path, course.ModulePath+"/") }
 	var with []string
-	for _, p := range []string{w.Pipeline, w.Scheduler} {
+	for _, p := range []string{w.Pipeline, w.Scheduler, w.ReplicaSet, w.Reconcile} {
 		if p != "" {
 			with = append(with, rel(p))
 		}
 	}
 	more := ""
-	if len(with) > 0 {
-		more = " (with " + strings.Join(with, " and ") + ")"
+	switch n := len(with); {
+	case n == 1:
+		more = " (with " + with[0] + ")"
+	case n > 1:
+		more = " (with " + strings.Join(with[:n-1], ", ") + " and " + with[n-1] + ")"
 	}
 	switch {
 	case w.Etcd:

@@ -93,7 +93,8 @@ func TestUpReference(t *testing.T) {
 
 	url, stop := start()
 	kubeconfig := filepath.Join(data, "kubeconfig")
-	for _, row := range []string{"    store        solutions/03-store", "    apiserver    solutions/04-apiserver", "    pipeline     solutions/05-admission", "    scheduler    solutions/06-scheduler"} {
+	for _, row := range []string{"    store        solutions/03-store", "    apiserver    solutions/04-apiserver", "    pipeline     solutions/05-admission", "    scheduler    solutions/06-scheduler",
+		"    controllers  solutions/07-replicaset + solutions/01-reconcile"} {
 		if !strings.Contains(lastStderr.String(), row+" ") {
 			t.Errorf("kata up --reference printed no row %q in its table of parts; stderr:\n%s", row, lastStderr.String())
 		}
@@ -166,6 +167,36 @@ func TestUpReference(t *testing.T) {
 		select {
 		case <-deadline:
 			t.Fatalf("kata up --reference: pod web not bound to node-1 within 30s of the node's creation (nodeName: %q); stderr:\n%s", bound(), lastStderr.String())
+		case <-tick.C:
+		}
+	}
+	// The reference has exercise 07's ReplicaSet controller around 01's
+	// Plan: a ReplicaSet of 2 gets 2 pods it controls.
+	two := int32(2)
+	if _, err := client.For[*api.ReplicaSet](client.New(url, admin.Client)).Create(ctx, &api.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: "rs", Namespace: "default"},
+		Spec: api.ReplicaSetSpec{Replicas: &two, Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "rs"}},
+			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "rs"}},
+				Spec: api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx:1.27"}}}}}}); err != nil {
+		t.Fatalf("creating a ReplicaSet through kata up's apiserver: %v", err)
+	}
+	owned := func() int {
+		l, _, err := pods.List(ctx, "default", client.ListOptions{LabelSelector: "app=rs"})
+		if err != nil {
+			return -1
+		}
+		n := 0
+		for _, p := range l {
+			if ref := api.GetControllerOf(p); ref != nil && ref.Kind == "ReplicaSet" && ref.Name == "rs" {
+				n++
+			}
+		}
+		return n
+	}
+	deadline = time.After(30 * time.Second)
+	for owned() != 2 {
+		select {
+		case <-deadline:
+			t.Fatalf("kata up --reference: ReplicaSet rs (replicas 2) controls %d pods after 30s, want 2; stderr:\n%s", owned(), lastStderr.String())
 		case <-tick.C:
 		}
 	}
