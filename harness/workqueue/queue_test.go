@@ -1,6 +1,7 @@
 package workqueue_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -329,6 +330,17 @@ func TestShutDownEndsAWaitingDrain(t *testing.T) {
 	q.Done("ns/a")
 }
 
+// waitWaiters waits until n waits are pending on clock, failing t after
+// the deadline.
+func waitWaiters(t *testing.T, clock *informer.FakeClock, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), wait)
+	defer cancel()
+	if err := clock.WaitForWaiters(ctx, n); err != nil {
+		t.Fatalf("clock.WaitForWaiters(%d): %v (%d pending)", n, err, clock.Waiters())
+	}
+}
+
 // waitFor polls cond until it holds, failing t after the deadline.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -345,9 +357,7 @@ func TestAddAfterWaitsForTheClock(t *testing.T) {
 	clock := informer.NewFakeClock(epoch)
 	q := newQueue(t, workqueue.Options{Clock: clock})
 	q.AddAfter("ns/a", time.Second)
-	if err := clock.WaitForWaiters(t.Context(), 1); err != nil {
-		t.Fatalf("WaitForWaiters(1) after AddAfter(ns/a, 1s): %v", err)
-	}
+	waitWaiters(t, clock, 1)
 	if d, ok := clock.NextWait(); !ok || d != time.Second {
 		t.Fatalf("the queue waits on the clock for %v (%v), want 1s", d, ok)
 	}
@@ -415,10 +425,9 @@ func TestAddAfterOfAQueuedKeyIsDeduplicated(t *testing.T) {
 func TestShutDownDropsWaitingKeysAndEndsTheWaitLoop(t *testing.T) {
 	clock := informer.NewFakeClock(epoch)
 	q := workqueue.New(workqueue.Options{Clock: clock})
+	t.Cleanup(q.ShutDown) // on failure too
 	q.AddAfter("ns/a", time.Second)
-	if err := clock.WaitForWaiters(t.Context(), 1); err != nil {
-		t.Fatalf("WaitForWaiters(1): %v", err)
-	}
+	waitWaiters(t, clock, 1)
 	q.ShutDown()
 	noWaitLoop(t)
 	clock.Step(time.Second)
@@ -429,6 +438,7 @@ func TestShutDownDropsWaitingKeysAndEndsTheWaitLoop(t *testing.T) {
 
 func TestShutDownWithDrainEndsTheWaitLoop(t *testing.T) {
 	q := workqueue.New(workqueue.Options{Clock: informer.NewFakeClock(epoch)})
+	t.Cleanup(q.ShutDown)
 	q.AddAfter("ns/a", time.Hour)
 	q.ShutDownWithDrain()
 	noWaitLoop(t)
@@ -441,9 +451,7 @@ func TestAddRateLimitedUsesTheLimiter(t *testing.T) {
 	if n := q.NumRequeues("ns/a"); n != 1 {
 		t.Fatalf("NumRequeues(ns/a) after AddRateLimited = %d, want 1", n)
 	}
-	if err := clock.WaitForWaiters(t.Context(), 1); err != nil {
-		t.Fatalf("WaitForWaiters(1): %v", err)
-	}
+	waitWaiters(t, clock, 1)
 	if d, _ := clock.NextWait(); d != 5*time.Millisecond {
 		t.Fatalf("first AddRateLimited waits %v, want 5ms (DefaultControllerRateLimiter)", d)
 	}
@@ -455,9 +463,7 @@ func TestAddRateLimitedUsesTheLimiter(t *testing.T) {
 	}
 	q.AddRateLimited("ns/a") // the second failure: 10ms
 	q.Done("ns/a")
-	if err := clock.WaitForWaiters(t.Context(), 1); err != nil {
-		t.Fatalf("WaitForWaiters(1): %v", err)
-	}
+	waitWaiters(t, clock, 1)
 	if d, _ := clock.NextWait(); d != 10*time.Millisecond {
 		t.Fatalf("second AddRateLimited waits %v, want 10ms", d)
 	}
@@ -476,9 +482,7 @@ func TestOptionsRateLimiterIsUsed(t *testing.T) {
 	lim := &fixedLimiter{d: time.Minute}
 	q := newQueue(t, workqueue.Options{Clock: clock, RateLimiter: lim})
 	q.AddRateLimited("ns/a")
-	if err := clock.WaitForWaiters(t.Context(), 1); err != nil {
-		t.Fatalf("WaitForWaiters(1): %v", err)
-	}
+	waitWaiters(t, clock, 1)
 	if d, _ := clock.NextWait(); d != time.Minute {
 		t.Fatalf("AddRateLimited waits %v, want the limiter's 1m", d)
 	}
