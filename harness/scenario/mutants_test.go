@@ -14,14 +14,18 @@ import (
 	"github.com/kubekata/kubekata/harness/scenario/catalog"
 )
 
-// The planted bugs of testdata/mutantgate (its constants), and the
-// scenarios of exercise 05 each must fail; the others must pass. A
-// scenario passing against a gate that lacks what it shows would check
-// nothing (DESIGN rule 11).
-var plantedBugs = []struct {
+// plantedBug is a bug a mutant part plants when $KATA_SCENARIO_MUTANT
+// names it (one of its constants), and the scenarios that must fail
+// against it; every other scenario of its exercise must pass.
+type plantedBug struct {
 	bug  string
 	fail []string
-}{
+}
+
+// The planted bugs of testdata/mutantgate, and the scenarios of exercise
+// 05 each must fail. A scenario passing against a gate that lacks what it
+// shows would check nothing (DESIGN rule 11).
+var plantedBugs = []plantedBug{
 	// The wrapper without a bug: every scenario passes, so that a
 	// failure below is the bug's.
 	{"", nil},
@@ -45,27 +49,48 @@ func TestScenariosCatchPlantedBugs(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "solutions", "05-admission")); err != nil {
 		t.Skip("no solutions/05-admission (a student copy): no reference gate to plant bugs in")
 	}
+	m := program.DefaultModule
+	w := program.Wiring{
+		Store:     m + "/solutions/03-store",
+		APIServer: m + "/solutions/04-apiserver",
+		Pipeline:  m + "/" + internalPkg + "/mutantgate",
+	}
+	catchPlantedBugs(t, "05-admission", plantedBugs, w, map[string]string{"mutantgate": "gate.go"})
+}
+
+// catchPlantedBugs builds w's cluster program with the mutant packages
+// pkgs (see buildOverlayCluster; the protobuf edge joins it once
+// harness/protoedge exists), runs every scenario that needs exercise
+// against it once per planted bug, and checks that each scenario fails,
+// at one of its checks (not at its first cluster-start), exactly under
+// the bugs that name it. A skipped scenario (kubectl is not on PATH)
+// proves nothing either way.
+func catchPlantedBugs(t *testing.T, exercise string, bugs []plantedBug, w program.Wiring, pkgs map[string]string) {
+	t.Helper()
 	list, err := catalog.List(filepath.Join(root, catalog.Dir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var names, files []string
 	for _, s := range list {
-		if slices.Contains(s.Needs, "05-admission") {
+		if slices.Contains(s.Needs, exercise) {
 			names = append(names, s.Name)
 			files = append(files, filepath.Join(root, catalog.Dir, s.Name+".txtar"))
 		}
 	}
-	for _, pb := range plantedBugs {
+	for _, pb := range bugs {
 		for _, n := range pb.fail {
 			if !slices.Contains(names, n) {
-				t.Fatalf("planted bug %q: no scenario %s needs 05-admission", pb.bug, n)
+				t.Fatalf("planted bug %q: no scenario %s needs %s", pb.bug, n, exercise)
 			}
 		}
 	}
-	bin := buildMutantCluster(t)
-	for _, pb := range plantedBugs {
-		// The cluster program reads it when it builds its pipeline.
+	if _, err := os.Stat(filepath.Join(root, "harness", "protoedge")); err == nil {
+		w.Edge = true
+	}
+	bin := buildOverlayCluster(t, w, pkgs)
+	for _, pb := range bugs {
+		// The cluster program reads it when it makes the mutant part.
 		t.Setenv("KATA_SCENARIO_MUTANT", pb.bug)
 		rt := runRecorded(t, Params(Config{Binary: bin}, ""), files...)
 		t.Logf("planted bug %q: %v", pb.bug, rt.results)
@@ -76,10 +101,10 @@ func TestScenariosCatchPlantedBugs(t *testing.T) {
 			}
 			got := rt.results[n]
 			if got == "skip" {
-				continue
+				continue // kubectl is not on PATH
 			}
 			if got != want {
-				t.Errorf("scenario %s against the gate with planted bug %q: %s, want %s\n%s", n, pb.bug, got, want, rt.logs[n])
+				t.Errorf("scenario %s against the cluster with %s's planted bug %q: %s, want %s\n%s", n, exercise, pb.bug, got, want, rt.logs[n])
 				continue
 			}
 			if got == "fail" {
@@ -91,22 +116,6 @@ func TestScenariosCatchPlantedBugs(t *testing.T) {
 			}
 		}
 	}
-}
-
-// buildMutantCluster builds the reference cluster program with
-// testdata/mutantgate as its pipeline.
-func buildMutantCluster(t *testing.T) string {
-	t.Helper()
-	m := program.DefaultModule
-	w := program.Wiring{
-		Store:     m + "/solutions/03-store",
-		APIServer: m + "/solutions/04-apiserver",
-		Pipeline:  m + "/" + internalPkg + "/mutantgate",
-	}
-	if _, err := os.Stat(filepath.Join(root, "harness", "protoedge")); err == nil {
-		w.Edge = true
-	}
-	return buildOverlayCluster(t, w, map[string]string{"mutantgate": "gate.go"})
 }
 
 // internalPkg holds the packages that exist only in a go build -overlay.
@@ -158,12 +167,9 @@ func buildOverlayCluster(t *testing.T, w program.Wiring, pkgs map[string]string)
 	return bin
 }
 
-// The planted bugs of testdata/mutantscheduler (its constants), and the
-// scenarios of exercise 06 each must fail; the others must pass.
-var plantedSchedulerBugs = []struct {
-	bug  string
-	fail []string
-}{
+// The planted bugs of testdata/mutantscheduler, and the scenarios of
+// exercise 06 each must fail.
+var plantedSchedulerBugs = []plantedBug{
 	// The wrapper without a bug: every scenario passes.
 	{"", nil},
 	{"ignores-cordon", []string{"scheduler_cordon"}},
@@ -184,24 +190,6 @@ func TestSchedulerScenariosCatchPlantedBugs(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "solutions", "06-scheduler")); err != nil {
 		t.Skip("no solutions/06-scheduler (a student copy): no reference scheduler to plant bugs in")
 	}
-	list, err := catalog.List(filepath.Join(root, catalog.Dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names, files []string
-	for _, s := range list {
-		if slices.Contains(s.Needs, "06-scheduler") {
-			names = append(names, s.Name)
-			files = append(files, filepath.Join(root, catalog.Dir, s.Name+".txtar"))
-		}
-	}
-	for _, pb := range plantedSchedulerBugs {
-		for _, n := range pb.fail {
-			if !slices.Contains(names, n) {
-				t.Fatalf("planted bug %q: no scenario %s needs 06-scheduler", pb.bug, n)
-			}
-		}
-	}
 	// As kata up --reference wires it, with the scheduler planted.
 	m := program.DefaultModule
 	w := program.Wiring{
@@ -209,38 +197,8 @@ func TestSchedulerScenariosCatchPlantedBugs(t *testing.T) {
 		APIServer: m + "/solutions/04-apiserver",
 		Scheduler: m + "/" + internalPkg + "/mutantscheduler",
 	}
-	if _, err := os.Stat(filepath.Join(root, "harness", "protoedge")); err == nil {
-		w.Edge = true
-	}
 	if _, err := os.Stat(filepath.Join(root, "solutions", "05-admission")); err == nil {
 		w.Pipeline = m + "/solutions/05-admission"
 	}
-	bin := buildOverlayCluster(t, w, map[string]string{"mutantscheduler": "scheduler.go"})
-	for _, pb := range plantedSchedulerBugs {
-		// The cluster program reads it when it makes its scheduler.
-		t.Setenv("KATA_SCENARIO_MUTANT", pb.bug)
-		rt := runRecorded(t, Params(Config{Binary: bin}, ""), files...)
-		t.Logf("planted bug %q: %v", pb.bug, rt.results)
-		for _, n := range names {
-			want := "pass"
-			if slices.Contains(pb.fail, n) {
-				want = "fail"
-			}
-			got := rt.results[n]
-			if got == "skip" {
-				continue // kubectl is not on PATH
-			}
-			if got != want {
-				t.Errorf("scenario %s against the scheduler with planted bug %q: %s, want %s\n%s", n, pb.bug, got, want, rt.logs[n])
-				continue
-			}
-			if got == "fail" {
-				line, cmd := failedAt(rt.logs[n])
-				t.Logf("planted bug %q: %s fails at line %d: %s", pb.bug, n, line, cmd)
-				if first := firstLine(t, filepath.Join(root, catalog.Dir, n+".txtar"), "cluster-start"); line == 0 || line == first {
-					t.Errorf("scenario %s against planted bug %q fails at line %d (%s), not at one of its checks\n%s", n, pb.bug, line, cmd, rt.logs[n])
-				}
-			}
-		}
-	}
+	catchPlantedBugs(t, "06-scheduler", plantedSchedulerBugs, w, map[string]string{"mutantscheduler": "scheduler.go"})
 }
