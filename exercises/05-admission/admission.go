@@ -91,6 +91,15 @@ func (g *gate) admit(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	case "create", "update":
 		g.admitBody(w, r, next, a)
 	case "patch":
+		if a.Subresource == "scale" {
+			// A patch of the scale subresource is a patch of the Scale
+			// view (autoscaling/v1), which the apiserver applies and
+			// turns into the object's spec.replicas; no plugin here acts
+			// on a Scale, so it goes on as it came (kubectl scale sends
+			// {"spec":{"replicas":N}} this way).
+			next.ServeHTTP(w, r)
+			return
+		}
 		g.admitPatch(w, r, next, a)
 	case "delete":
 		g.admitDelete(w, r, next, a)

@@ -130,6 +130,28 @@ func TestPatchRetriesOnConflict(t *testing.T) {
 	}
 }
 
+// A patch of the scale subresource (kubectl scale) goes on as it came:
+// it patches the Scale view, which only the apiserver has. Turned into a
+// PUT of the ReplicaSet, the apiserver refused it ("the object provided
+// is apps/v1, ReplicaSet but the request is for autoscaling/v1, Scale").
+func TestScalePatchGoesOnUnchanged(t *testing.T) {
+	s := newTestStore(t)
+	putObject(t, s, "/registry/replicasets/dev/web", map[string]any{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+		"metadata": map[string]any{"name": "web", "namespace": "dev"}, "spec": map[string]any{"replicas": 3}})
+	var method, body, path string
+	h := newTestGate(t, s, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		method, body, path = r.Method, string(b), r.URL.Path
+		w.WriteHeader(http.StatusOK)
+	}))
+	patch := `{"spec":{"replicas":5}}`
+	w := do(t, h, "admin-token", "PATCH", "/apis/apps/v1/namespaces/dev/replicasets/web/scale", "application/merge-patch+json", patch)
+	assert.Equal(t, http.StatusOK, w.Code, "PATCH replicasets/web/scale: code; body %s", w.Body)
+	assert.Equal(t, http.MethodPatch, method, "the method next sees for a PATCH of scale")
+	assert.Equal(t, "/apis/apps/v1/namespaces/dev/replicasets/web/scale", path, "the path next sees")
+	assert.Equal(t, patch, body, "the body next sees")
+}
+
 // A dry run is checked against the quota like a real create, and
 // charges nothing.
 func TestQuotaDryRunChargesNothing(t *testing.T) {
