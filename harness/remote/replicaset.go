@@ -459,5 +459,6 @@ type remoteController struct {
 // goroutines of the implementation still running there after it returned
 // make its error.
 func (c *remoteController) Run(ctx context.Context) error {
+	defer runtime.KeepAlive(c) // its cleanup unshares the client, Plan and Clock the loop uses
 	return runLoop(ctx, c.p, c.pr, "replicaset.Run", "replicaset.Goroutines", controllerArgs{ID: c.id})
 }

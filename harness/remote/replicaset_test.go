@@ -760,3 +760,73 @@ func TestExactTimesAndAliases(t *testing.T) {
 		t.Errorf("after share, changing the copy changed arg to %+v, want A.M and L[0].M changed, A.S not", arg)
 	}
 }
+
+// The solution's controller runs in the program over the grader's fake and
+// Plan: it creates the ReplicaSet's pods and writes its status, while the
+// grader collects garbage (a controller running keeps what it shares),
+// and leaves no goroutine behind once Run returned.
+func TestReplicaSetSolutionLoopThroughProgram(t *testing.T) {
+	p, _ := fake(t, "replicaset")
+	f := client.NewFake()
+	var calls sync.Map
+	plan := func(desired int, pods []api.Pod, now time.Time) replicas.Plan {
+		calls.Store(len(pods), true)
+		return replicas.Plan{Create: max(desired-len(pods), 0)}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	func() {
+		c := ReplicaSet(p).New(f, replicas.Options{Plan: plan, Workers: workersSolution})
+		go func() { done <- c.Run(ctx) }()
+	}()
+	for range 3 {
+		runtime.GC()
+	}
+	if _, err := f.Create(ctx, testRS("web")); err != nil {
+		t.Fatal(err)
+	}
+	rsKind, _ := api.LookupResource("apps", "v1", "replicasets")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		runtime.GC()
+		l, err := f.List(ctx, podKind, "default", client.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := f.Get(ctx, rsKind, "default", "web")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Items) == 3 && o.(*api.ReplicaSet).Status.Replicas == 3 {
+			for _, item := range l.Items {
+				if ref := api.GetControllerOf(item); ref == nil || ref.Name != "web" || ref.Kind != "ReplicaSet" {
+					t.Errorf("pod %s's controller = %+v, want ReplicaSet web", item.GetObjectMeta().Name, ref)
+				}
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			actions := f.Actions()
+			t.Fatalf("within 10s: %d pods and status replicas %d, want 3 and 3; the last actions %v", len(l.Items), o.(*api.ReplicaSet).Status.Replicas, actions[max(len(actions)-10, 0):])
+		}
+		time.Sleep(5 * time.Millisecond) // polls the fake, with a deadline
+	}
+	if _, ok := calls.Load(0); !ok {
+		t.Errorf("the grader's Plan was never called with no pods")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run after ctx ended = %v, want nil", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return within 10s of its ctx's end")
+	}
+	var left []string
+	p.pure("replicaset.Goroutines", struct{}{}, &left)
+	if len(left) != 0 {
+		t.Errorf("goroutines of the solution left in the program after Run returned: %d, want 0; the first:\n%s", len(left), left[0])
+	}
+}

@@ -538,6 +538,7 @@ type remoteScheduler struct {
 // the program is asked, for as long as the suite would wait, and the
 // goroutines still left there make Run's error.
 func (s *remoteScheduler) Run(ctx context.Context) error {
+	defer runtime.KeepAlive(s) // its cleanup unshares the client the loop uses
 	return runLoop(ctx, s.p, s.pr, "scheduler.Run", "scheduler.Goroutines", schedulerArgs{ID: s.id})
 }
 
