@@ -86,6 +86,16 @@ func (t *recT) record(name string, sub *recT) {
 // runRecorded runs the scenarios files with p and returns their verdicts.
 func runRecorded(t *testing.T, p testscript.Params, files ...string) *recT {
 	t.Helper()
+	rt, err := recordScenarios(p, files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}
+
+// recordScenarios is runRecorded for any goroutine: a failure outside
+// every scenario is its error.
+func recordScenarios(p testscript.Params, files ...string) (*recT, error) {
 	p.Dir, p.Files = "", files
 	rt := &recT{}
 	done := make(chan struct{})
@@ -96,9 +106,9 @@ func runRecorded(t *testing.T, p testscript.Params, files ...string) *recT {
 	<-done
 	rt.wg.Wait()
 	if rt.failed {
-		t.Fatalf("testscript.RunT failed outside any scenario:\n%s", rt.log.String())
+		return nil, fmt.Errorf("testscript.RunT failed outside any scenario:\n%s", rt.log.String())
 	}
-	return rt
+	return rt, nil
 }
 
 func writeScenario(t *testing.T, name, text string) string {

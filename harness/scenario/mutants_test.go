@@ -3,10 +3,13 @@ package scenario
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -89,10 +92,32 @@ func catchPlantedBugs(t *testing.T, exercise string, bugs []plantedBug, w progra
 		w.Edge = true
 	}
 	bin := buildOverlayCluster(t, w, pkgs)
-	for _, pb := range bugs {
-		// The cluster program reads it when it makes the mutant part.
-		t.Setenv("KATA_SCENARIO_MUTANT", pb.bug)
-		rt := runRecorded(t, Params(Config{Binary: bin}, ""), files...)
+	// Every bug at once, each through a wrapper that sets
+	// $KATA_SCENARIO_MUTANT for its own cluster programs: a failing
+	// scenario waits out its timeout, and the bugs wait side by side
+	// instead of one after another.
+	runs := make([]*recT, len(bugs))
+	errs := make([]error, len(bugs))
+	var wg sync.WaitGroup
+	for i, pb := range bugs {
+		wrapper := filepath.Join(filepath.Dir(bin), fmt.Sprintf("cluster-mutant-%d", i))
+		script := fmt.Sprintf("#!/bin/sh\nKATA_SCENARIO_MUTANT=%s exec %s \"$@\"\n", shellQuote(pb.bug), shellQuote(bin))
+		if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runs[i], errs[i] = recordScenarios(Params(Config{Binary: wrapper, WaitTimeout: mutantWaitTimeout}, ""), files...)
+		}()
+	}
+	wg.Wait()
+	for i, pb := range bugs {
+		if errs[i] != nil {
+			t.Errorf("planted bug %q: %v", pb.bug, errs[i])
+			continue
+		}
+		rt := runs[i]
 		t.Logf("planted bug %q: %v", pb.bug, rt.results)
 		for _, n := range names {
 			want := "pass"
@@ -116,6 +141,17 @@ func catchPlantedBugs(t *testing.T, exercise string, bugs []plantedBug, w progra
 			}
 		}
 	}
+}
+
+// mutantWaitTimeout bounds the waits that name no --timeout in a
+// planted-bug run, instead of DefaultWaitTimeout: a scenario that fails
+// there waits it out, and what it waits for comes within a second
+// otherwise (the scenarios' own --timeout bounds are 10s).
+const mutantWaitTimeout = 10 * time.Second
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // internalPkg holds the packages that exist only in a go build -overlay.
