@@ -32,7 +32,7 @@ import (
 // controller's clock is an informer.FakeClock that only the step moves.
 
 // loopWait bounds each wait for the controller.
-const loopWait = 20 * time.Second
+const loopWait = 10 * time.Second
 
 // loopPoll is how often the fake is read while waiting.
 const loopPoll = 5 * time.Millisecond
@@ -1034,27 +1034,26 @@ func loopStatus(t *suite.T, impl Impl) {
 
 // Step 15: with several workers, many ReplicaSets converge, and no
 // ReplicaSet is synced by two workers at once (replica_set.go worker,
-// the work queue's processing set).
+// the work queue's processing set: a key changed while it is being
+// synced is synced again after, never beside).
 func loopWorkers(t *suite.T, impl Impl) {
-	const n, size = 40, 3
+	const n, size, probes = 40, 3, 5
 	l := newRSLoop(t, false)
 	defer l.stop()
 	all := make([]*api.ReplicaSet, n)
+	byUID := map[api.UID]*api.ReplicaSet{}
 	for i := range all {
 		rs := create(l, loopRS(testNamespace, fmt.Sprintf("rs-%02d", i), size))
 		// Each starts with one pod of its own, so that every Plan call
 		// names its ReplicaSet by its pods' owner.
 		create(l, loopPod(testNamespace, fmt.Sprintf("rs-%02d-first", i), rs.Name, rs))
-		all[i] = rs
+		all[i], byUID[rs.UID] = rs, rs
 	}
-	var inFlight = map[api.UID]int{}
+	mu := &l.plan.mu
+	inFlight := map[api.UID]int{}
+	armed := map[api.UID]bool{}
+	probed := map[api.UID]chan struct{}{}
 	var overlaps, problems []string
-	var touched = map[api.UID]bool{}
-	var mu = &l.plan.mu
-	byUID := map[api.UID]*api.ReplicaSet{}
-	for _, rs := range all {
-		byUID[rs.UID] = rs
-	}
 	l.plan.decide = func(c planCall) replicas.Plan {
 		uid := c.owner()
 		rs := byUID[uid]
@@ -1066,23 +1065,26 @@ func loopWorkers(t *suite.T, impl Impl) {
 		if inFlight[uid] > 1 {
 			overlaps = append(overlaps, rs.Name)
 		}
-		first := !touched[uid]
-		touched[uid] = true
+		probe := armed[uid]
+		armed[uid] = false
 		mu.Unlock()
-		if first {
-			// A change to the ReplicaSet while it is being synced: the
-			// queue must hold its key until this sync is done. Then a
-			// short window in which a second worker would show.
-			if err := annotate(l.ctx, l.fake, rs.Namespace, rs.Name); err != nil {
+		if probe {
+			// The ReplicaSet changes while this sync runs: the queue
+			// must hold its key until the sync is done. A second worker
+			// that took it would call Plan within the window.
+			if err := annotate(l.ctx, l.fake, rs.Namespace, rs.Name, "probe"); err != nil {
 				mu.Lock()
 				problems = append(problems, err.Error())
 				mu.Unlock()
 			}
-			w := time.NewTimer(50 * time.Millisecond)
+			w := time.NewTimer(100 * time.Millisecond)
 			<-w.C
 		}
 		mu.Lock()
 		inFlight[uid]--
+		if probe {
+			close(probed[uid])
+		}
 		mu.Unlock()
 		return fill(c)
 	}
@@ -1102,27 +1104,47 @@ func loopWorkers(t *suite.T, impl Impl) {
 			t.Errorf("ReplicaSet %s controls %d active pods, want %d", rs.Name, got, size)
 		}
 	}
+
+	// Probes, the workers idle: a ReplicaSet touched, and touched again
+	// while its sync is in the Plan.
+	for _, rs := range all[:probes] {
+		done := make(chan struct{})
+		mu.Lock()
+		armed[rs.UID], probed[rs.UID] = true, done
+		mu.Unlock()
+		if err := annotate(l.ctx, l.fake, rs.Namespace, rs.Name, "touch"); err != nil {
+			t.Fatalf("replicasettest: %v", err)
+		}
+		l.waitFor(fmt.Sprintf("a sync of ReplicaSet %s (a Plan call) after its annotation changed", rs.Name), func() (bool, string) {
+			select {
+			case <-done:
+				return true, ""
+			default:
+				return false, "Plan calls for it: " + describeCalls(l.plan.callsFor(rs.UID))
+			}
+		})
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(problems) > 0 {
 		t.Errorf("replicasettest: the scripted Plan could not annotate the ReplicaSets: %v", problems)
 	}
 	if len(overlaps) > 0 {
-		t.Errorf("Plan was called for one ReplicaSet by two workers at once (for %v), want one sync per ReplicaSet at a time: a key handed out by the queue is not handed out again before Done", overlaps)
+		t.Errorf("Plan was called for one ReplicaSet by two workers at once (for %v), want one sync per ReplicaSet at a time: a key the queue handed out is not handed out again before Done, however often it changes meanwhile", overlaps)
 	}
 }
 
-// annotate sets annotation kata.example/synced on ReplicaSet
+// annotate sets annotation kata.example/synced to value on ReplicaSet
 // namespace/name, retrying on conflicts; it runs on the controller's
-// goroutines (inside the scripted Plan), so it returns its error.
-func annotate(ctx context.Context, c *client.Fake, namespace, name string) error {
+// goroutines too (inside the scripted Plan), so it returns its error.
+func annotate(ctx context.Context, c *client.Fake, namespace, name, value string) error {
 	rss := client.For[*api.ReplicaSet](c)
 	for range 100 {
 		rs, err := rss.Get(ctx, namespace, name)
 		if err != nil {
 			return err
 		}
-		rs.Annotations = map[string]string{"kata.example/synced": "1"}
+		rs.Annotations = map[string]string{"kata.example/synced": value}
 		if _, err = rss.Update(ctx, rs); !client.IsConflict(err) {
 			return err
 		}
