@@ -23,6 +23,9 @@ func Claim(rs *api.ReplicaSet, pods []*api.Pod) replicas.Claim {
 		return c
 	}
 	deleting := rs.DeletionTimestamp != nil
+	// In steady state rs owns spec.replicas pods: room for them at once
+	// saves the growing appends in every sync.
+	c.Owned = make([]string, 0, min(max(int(desiredReplicas(rs)), 0), len(pods)))
 	for _, pod := range pods {
 		// The lister upstream lists rs's namespace only; a pod elsewhere
 		// can never be rs's.
