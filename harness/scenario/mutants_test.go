@@ -238,3 +238,47 @@ func TestSchedulerScenariosCatchPlantedBugs(t *testing.T) {
 	}
 	catchPlantedBugs(t, "06-scheduler", plantedSchedulerBugs, w, map[string]string{"mutantscheduler": "scheduler.go"})
 }
+
+// The planted bugs of testdata/mutantreplicaset, and the scenarios of
+// exercise 07 each must fail.
+var plantedReplicaSetBugs = []plantedBug{
+	// The wrapper without a bug: every scenario passes.
+	{"", nil},
+	// No orphan is adopted: the orphan never gets its controller.
+	{"never-adopts", []string{"replicaset_adopt-release"}},
+	// A deleted pod is never replaced, and a scale down never shows in
+	// the status.
+	{"ignores-deletions", []string{"replicaset_scale", "replicaset_self-heals"}},
+	// Scaling down deletes one too many, and the controller creates one
+	// back: more Events than a scale from 3 to 5 to 1 makes.
+	{"deletes-one-too-many", []string{"replicaset_scale"}},
+}
+
+// Each scenario of exercise 07 fails, at one of its checks, against the
+// reference ReplicaSet controller with a bug planted in what the
+// scenario shows, and passes against the others.
+func TestReplicaSetScenariosCatchPlantedBugs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts clusters")
+	}
+	if _, err := os.Stat(filepath.Join(root, "solutions", "07-replicaset")); err != nil {
+		t.Skip("no solutions/07-replicaset (a student copy): no reference controller to plant bugs in")
+	}
+	// As kata up --reference wires it, with the controller planted.
+	m := program.DefaultModule
+	w := program.Wiring{
+		Store:      m + "/solutions/03-store",
+		APIServer:  m + "/solutions/04-apiserver",
+		ReplicaSet: m + "/" + internalPkg + "/mutantreplicaset",
+		Reconcile:  m + "/solutions/01-reconcile",
+	}
+	for dir, set := range map[string]func(string){
+		"05-admission": func(p string) { w.Pipeline = p },
+		"06-scheduler": func(p string) { w.Scheduler = p },
+	} {
+		if _, err := os.Stat(filepath.Join(root, "solutions", dir)); err == nil {
+			set(m + "/solutions/" + dir)
+		}
+	}
+	catchPlantedBugs(t, "07-replicaset", plantedReplicaSetBugs, w, map[string]string{"mutantreplicaset": "replicaset.go"})
+}
