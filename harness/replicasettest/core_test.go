@@ -10,6 +10,8 @@ import (
 	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/replicas"
 	"github.com/kubekata/kubekata/harness/replicasettest"
+
+	stubs "github.com/kubekata/kubekata/exercises/07-replicaset"
 )
 
 // The mutants of steps 01-05: the reference with one rule of the pure
@@ -26,17 +28,16 @@ func pure(change func(ref replicasettest.Impl) replicasettest.Impl, fails ...str
 
 func init() {
 	register(map[string]mutant{
-		// The exercise's stubs: every function panics "not
-		// implemented". Every step fails, each on its own.
+		// The exercise's stubs (exercises/07-replicaset): every
+		// function panics "not implemented". Every step fails, each on
+		// its own (none hangs or takes the others down).
 		"stubs": {whole: func() replicasettest.Impl {
 			return replicasettest.Impl{
-				NewPod:          func(*api.ReplicaSet) *api.Pod { panic("not implemented: NewPod") },
-				Claim:           func(*api.ReplicaSet, []*api.Pod) replicas.Claim { panic("not implemented: Claim") },
-				NewExpectations: func() replicas.Expectations { panic("not implemented: NewExpectations") },
-				Status: func(*api.ReplicaSet, []*api.Pod, error, time.Time) api.ReplicaSetStatus {
-					panic("not implemented: Status")
-				},
-				New: func(client.Interface, replicas.Options) replicas.Controller { panic("not implemented: New") },
+				NewPod:          stubs.NewPod,
+				Claim:           stubs.Claim,
+				NewExpectations: stubs.NewExpectations,
+				Status:          stubs.Status,
+				New:             stubs.New,
 			}
 		}, fails: allSteps},
 		// A test file that passes no function: every step fails, saying
@@ -78,6 +79,12 @@ func init() {
 		}), "01-new-pod"),
 		"new-pod-without-finalizers": pure(newPodChanged(func(rs *api.ReplicaSet, p *api.Pod) {
 			p.Finalizers = nil
+		}), "01-new-pod"),
+		"new-pod-without-annotations": pure(newPodChanged(func(rs *api.ReplicaSet, p *api.Pod) {
+			p.Annotations = nil
+		}), "01-new-pod"),
+		"new-pod-owner-not-controller": pure(newPodChanged(func(rs *api.ReplicaSet, p *api.Pod) {
+			p.OwnerReferences[0].Controller = nil
 		}), "01-new-pod"),
 		"new-pod-keeps-template-uid": pure(newPodChanged(func(rs *api.ReplicaSet, p *api.Pod) {
 			p.UID = rs.Spec.Template.UID
@@ -200,6 +207,12 @@ func init() {
 		}), "04-expectations"),
 		"expectations-never-expire": pure(expectationsWrapped(func(inner replicas.Expectations) replicas.Expectations {
 			return satisfiedAt{inner, -time.Hour}
+		}), "04-expectations"),
+		"expectations-record-time-kept": pure(expectationsWrapped(func(inner replicas.Expectations) replicas.Expectations {
+			return &firstTime{Expectations: inner, first: map[string]time.Time{}}
+		}), "04-expectations"),
+		"expectations-deletions-add-up": pure(expectationsWrapped(func(inner replicas.Expectations) replicas.Expectations {
+			return &deletionsAddUp{Expectations: inner, pending: map[string][]string{}}
 		}), "04-expectations"),
 		"expectations-keys-shared": pure(expectationsWrapped(func(inner replicas.Expectations) replicas.Expectations {
 			return oneKey{inner}
@@ -397,6 +410,69 @@ func (e oneKey) CreationObserved(string)                { e.inner.CreationObserv
 func (e oneKey) DeletionObserved(_, podKey string)      { e.inner.DeletionObserved(sharedKey, podKey) }
 func (e oneKey) Satisfied(_ string, now time.Time) bool { return e.inner.Satisfied(sharedKey, now) }
 func (e oneKey) Delete(string)                          { e.inner.Delete(sharedKey) }
+
+// firstTime records every key's expectations at the first time given for
+// it, until Delete.
+type firstTime struct {
+	replicas.Expectations
+	mu    sync.Mutex
+	first map[string]time.Time
+}
+
+func (e *firstTime) at(key string, now time.Time) time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t, ok := e.first[key]; ok {
+		return t
+	}
+	e.first[key] = now
+	return now
+}
+
+func (e *firstTime) ExpectCreations(key string, adds int, now time.Time) {
+	e.Expectations.ExpectCreations(key, adds, e.at(key, now))
+}
+
+func (e *firstTime) ExpectDeletions(key string, podKeys []string, now time.Time) {
+	e.Expectations.ExpectDeletions(key, podKeys, e.at(key, now))
+}
+
+func (e *firstTime) Delete(key string) {
+	e.mu.Lock()
+	delete(e.first, key)
+	e.mu.Unlock()
+	e.Expectations.Delete(key)
+}
+
+// deletionsAddUp adds the pods still expected deleted to those of the
+// next ExpectDeletions instead of replacing them.
+type deletionsAddUp struct {
+	replicas.Expectations
+	mu      sync.Mutex
+	pending map[string][]string
+}
+
+func (e *deletionsAddUp) ExpectDeletions(key string, podKeys []string, now time.Time) {
+	e.mu.Lock()
+	all := append(slices.Clone(e.pending[key]), podKeys...)
+	e.pending[key] = all
+	e.mu.Unlock()
+	e.Expectations.ExpectDeletions(key, all, now)
+}
+
+func (e *deletionsAddUp) DeletionObserved(key, podKey string) {
+	e.mu.Lock()
+	e.pending[key] = slices.DeleteFunc(e.pending[key], func(k string) bool { return k == podKey })
+	e.mu.Unlock()
+	e.Expectations.DeletionObserved(key, podKey)
+}
+
+func (e *deletionsAddUp) Delete(key string) {
+	e.mu.Lock()
+	delete(e.pending, key)
+	e.mu.Unlock()
+	e.Expectations.Delete(key)
+}
 
 // deleteIgnored never forgets a key.
 type deleteIgnored struct{ replicas.Expectations }

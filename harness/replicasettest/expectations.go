@@ -170,12 +170,12 @@ func expectationsStep(t *suite.T, impl Impl) {
 	concurrentExpectations(t, impl)
 }
 
-// concurrentExpectations observes 1,600 creations and 1,600 deletions of
+// concurrentExpectations observes 400 creations and 400 deletions of
 // one key from 16 goroutines, with other keys and Satisfied calls in
 // between: a lost update leaves the key unsatisfied, and the suite's own
 // test runs under -race.
 func concurrentExpectations(t *suite.T, impl Impl) {
-	const workers, each = 16, 100
+	const workers, each = 16, 25
 	const shared, sharedDel = "default/shared", "default/shared-deletions"
 	e := impl.NewExpectations()
 	podKeys := make([]string, workers*each)
