@@ -10,7 +10,9 @@ import (
 // the error of this sync's creations or deletions (nil if none) and the
 // time: upstream's calculateStatus (pkg/controller/replicaset/
 // replica_set_utils.go) with the observed generation that
-// updateReplicaSetStatus sets. TerminatingReplicas is left as rs has it.
+// updateReplicaSetStatus sets. TerminatingReplicas is left as rs has it
+// (upstream counts terminating pods there only behind the
+// DeploymentReplicaSetTerminatingReplicas feature gate).
 func Status(rs *api.ReplicaSet, pods []*api.Pod, manageErr error, now time.Time) api.ReplicaSetStatus {
 	// TODO: return rs's status for its owned active pods: the counts, observedGeneration, and the ReplicaFailure condition added, kept or removed by manageErr; terminatingReplicas as it was (task 5).
 	panic("not implemented: Status")
