@@ -63,12 +63,14 @@ func TestTricklingClientIsCutOff(t *testing.T) {
 	srv.ReadHeaderTimeout = timeout
 	addr := serve(t, srv)
 
+	// Before the dial: the server's header deadline starts when it
+	// accepts, which may be before Dial returns here.
+	start := time.Now()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	start := time.Now()
 	closed := make(chan error, 1)
 	go func() {
 		_, err := io.Copy(io.Discard, conn) // returns when the server closes
