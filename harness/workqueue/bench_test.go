@@ -3,8 +3,8 @@ package workqueue_test
 import (
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/kubekata/kubekata/harness/workqueue"
 )
@@ -16,6 +16,7 @@ const (
 	benchProducers = 4
 	benchWorkers   = 16
 	benchRepeats   = 3
+	benchAdds      = benchKeys * benchRepeats
 )
 
 var benchKeyNames = func() []string {
@@ -26,8 +27,8 @@ var benchKeyNames = func() []string {
 	return keys
 }()
 
-// produce has producer p add its share of the keys (every benchProducers-th),
-// benchRepeats passes over them, through add.
+// produce has producer p add its share of the keys (every
+// benchProducers-th), benchRepeats passes over them, through add.
 func produce(p int, add func(string)) {
 	for range benchRepeats {
 		for i := p; i < benchKeys; i += benchProducers {
@@ -36,78 +37,108 @@ func produce(p int, add func(string)) {
 	}
 }
 
-// BenchmarkQueue measures the Queue against a plain buffered channel of
-// the same keys (no dedup, no one-worker-per-key) in the same run. Each
-// iteration is one whole drain; the metrics are adds/s, gets/s and the
-// share of adds the queue dropped as duplicates (dedup); ns/op is one
-// drain.
+// drainQueue runs one drain through a Queue and returns how many keys the
+// workers got.
+func drainQueue() int {
+	q := workqueue.New(workqueue.Options{})
+	var (
+		mu    sync.Mutex
+		gets  int
+		group sync.WaitGroup
+	)
+	for range benchWorkers {
+		group.Go(func() {
+			n := 0
+			for {
+				k, shutdown := q.Get()
+				if shutdown {
+					break
+				}
+				n++
+				q.Done(k)
+			}
+			mu.Lock()
+			gets += n
+			mu.Unlock()
+		})
+	}
+	var producers sync.WaitGroup
+	for p := range benchProducers {
+		producers.Go(func() { produce(p, q.Add) })
+	}
+	producers.Wait()
+	q.ShutDownWithDrain() // the queued keys are still handed out
+	group.Wait()
+	return gets
+}
+
+// drainChannel runs the same drain through a plain buffered channel (no
+// dedup, no one-worker-per-key): the baseline.
+func drainChannel() int {
+	ch := make(chan string, 1024)
+	var (
+		mu    sync.Mutex
+		gets  int
+		group sync.WaitGroup
+	)
+	for range benchWorkers {
+		group.Go(func() {
+			n := 0
+			for range ch {
+				n++
+			}
+			mu.Lock()
+			gets += n
+			mu.Unlock()
+		})
+	}
+	var producers sync.WaitGroup
+	for p := range benchProducers {
+		producers.Go(func() { produce(p, func(k string) { ch <- k }) })
+	}
+	producers.Wait()
+	close(ch)
+	group.Wait()
+	return gets
+}
+
+// BenchmarkQueue measures the Queue against a buffered channel of the
+// same keys in the same run: each iteration is one drain through each,
+// in alternating order, so that a machine whose load changes during the
+// run slows both alike. It reports the Queue's adds/s and gets/s, the
+// share of its adds dropped as duplicates (dedup), the channel's adds/s
+// (every add is a get there) and the Queue's time over the channel's
+// (queue/chan).
 //
 //	go test -run '^$' -bench BenchmarkQueue -benchtime 20x ./harness/workqueue
 func BenchmarkQueue(b *testing.B) {
-	const adds = benchKeys * benchRepeats
-	b.Run("workqueue", func(b *testing.B) {
-		var gets atomic.Int64
-		for b.Loop() {
-			q := workqueue.New(workqueue.Options{})
-			var workers sync.WaitGroup
-			for range benchWorkers {
-				workers.Go(func() {
-					n := int64(0)
-					for {
-						k, shutdown := q.Get()
-						if shutdown {
-							gets.Add(n)
-							return
-						}
-						n++
-						q.Done(k)
-					}
-				})
+	var (
+		queueTime, chanTime time.Duration
+		queueGets           int
+	)
+	for i := 0; b.Loop(); i++ {
+		for j := range 2 {
+			start := time.Now()
+			if (i+j)%2 == 0 {
+				gets := drainQueue()
+				queueTime += time.Since(start)
+				if gets < benchKeys || gets > benchAdds {
+					b.Fatalf("queue drain: %d gets, want between %d (every key) and %d (every add)", gets, benchKeys, benchAdds)
+				}
+				queueGets += gets
+			} else {
+				gets := drainChannel()
+				chanTime += time.Since(start)
+				if gets != benchAdds {
+					b.Fatalf("channel drain: %d gets, want %d", gets, benchAdds)
+				}
 			}
-			var producers sync.WaitGroup
-			for p := range benchProducers {
-				producers.Go(func() { produce(p, q.Add) })
-			}
-			producers.Wait()
-			q.ShutDownWithDrain() // the queued keys are still handed out
-			workers.Wait()
 		}
-		report(b, adds, gets.Load())
-	})
-	b.Run("channel", func(b *testing.B) {
-		var gets atomic.Int64
-		for b.Loop() {
-			ch := make(chan string, 1024)
-			var workers sync.WaitGroup
-			for range benchWorkers {
-				workers.Go(func() {
-					n := int64(0)
-					for range ch {
-						n++
-					}
-					gets.Add(n)
-				})
-			}
-			var producers sync.WaitGroup
-			for p := range benchProducers {
-				producers.Go(func() { produce(p, func(k string) { ch <- k }) })
-			}
-			producers.Wait()
-			close(ch)
-			workers.Wait()
-		}
-		report(b, adds, gets.Load())
-	})
-}
-
-// report turns one drain's adds and all the drains' gets into rates.
-func report(b *testing.B, adds int, gets int64) {
-	secs := b.Elapsed().Seconds()
-	totalAdds := float64(adds) * float64(b.N)
-	b.ReportMetric(totalAdds/secs, "adds/s")
-	b.ReportMetric(float64(gets)/secs, "gets/s")
-	b.ReportMetric(1-float64(gets)/totalAdds, "dedup")
-	if gets < int64(benchKeys)*int64(b.N) {
-		b.Fatalf("gets = %d over %d drains, want at least %d per drain (every key handed out)", gets, b.N, benchKeys)
 	}
+	adds := float64(benchAdds) * float64(b.N)
+	b.ReportMetric(adds/queueTime.Seconds(), "adds/s")
+	b.ReportMetric(float64(queueGets)/queueTime.Seconds(), "gets/s")
+	b.ReportMetric(1-float64(queueGets)/adds, "dedup")
+	b.ReportMetric(adds/chanTime.Seconds(), "chan-adds/s")
+	b.ReportMetric(queueTime.Seconds()/chanTime.Seconds(), "queue/chan")
 }

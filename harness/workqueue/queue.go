@@ -23,11 +23,15 @@ type Queue struct {
 	limiter RateLimiter
 
 	// The queue (queue.go's Typed): guarded by mu, waited on with cond.
-	mu         sync.Mutex
-	cond       *sync.Cond
-	queue      fifo
-	dirty      map[string]struct{} // queued, or to be queued again at Done
-	processing map[string]struct{} // between Get and Done
+	mu    sync.Mutex
+	cond  *sync.Cond
+	queue fifo
+	// state holds queue.go's dirty and processing sets in one map, so
+	// that an Add, Get and Done cost 5 lookups of the key instead of 7:
+	// dirty (queued, or to be queued again at Done) and processing
+	// (between Get and Done). A key in neither is not in the map.
+	state      map[string]keyState
+	processing int // keys with the processing bit
 	shutdown   bool
 	drain      bool
 
@@ -51,14 +55,13 @@ func New(opts Options) *Queue {
 		limiter = DefaultControllerRateLimiter(clock)
 	}
 	q := &Queue{
-		clock:      clock,
-		limiter:    limiter,
-		dirty:      make(map[string]struct{}),
-		processing: make(map[string]struct{}),
-		byKey:      make(map[string]*waitFor),
-		wake:       make(chan struct{}, 1),
-		stop:       make(chan struct{}),
-		stopped:    make(chan struct{}),
+		clock:   clock,
+		limiter: limiter,
+		state:   make(map[string]keyState),
+		byKey:   make(map[string]*waitFor),
+		wake:    make(chan struct{}, 1),
+		stop:    make(chan struct{}),
+		stopped: make(chan struct{}),
 	}
 	q.cond = sync.NewCond(&q.mu)
 	go q.waitLoop()
@@ -74,11 +77,12 @@ func (q *Queue) Add(key string) {
 	if q.shutdown {
 		return
 	}
-	if _, ok := q.dirty[key]; ok {
+	s := q.state[key]
+	if s&dirty != 0 {
 		return
 	}
-	q.dirty[key] = struct{}{}
-	if _, ok := q.processing[key]; ok {
+	q.state[key] = s | dirty
+	if s&processing != 0 {
 		return
 	}
 	q.queue.push(key)
@@ -107,8 +111,8 @@ func (q *Queue) Get() (key string, shutdown bool) {
 		return "", true
 	}
 	key = q.queue.pop()
-	q.processing[key] = struct{}{}
-	delete(q.dirty, key)
+	q.state[key] = processing // and no longer dirty
+	q.processing++
 	return key, false
 }
 
@@ -117,11 +121,21 @@ func (q *Queue) Get() (key string, shutdown bool) {
 func (q *Queue) Done(key string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	delete(q.processing, key)
-	if _, ok := q.dirty[key]; ok {
+	s := q.state[key]
+	if s&processing == 0 {
+		// A Done without a Get: nothing to do (upstream would queue a
+		// dirty key a second time).
+		return
+	}
+	q.processing--
+	if s&dirty != 0 {
+		q.state[key] = dirty
 		q.queue.push(key)
 		q.cond.Signal()
-	} else if len(q.processing) == 0 {
+	} else {
+		delete(q.state, key)
+	}
+	if q.processing == 0 {
 		// ShutDownWithDrain may be waiting for the last Done.
 		q.cond.Broadcast()
 	}
@@ -154,7 +168,7 @@ func (q *Queue) ShutDownWithDrain() {
 	q.shutdown = true
 	q.drain = true
 	q.cond.Broadcast()
-	for len(q.processing) > 0 && q.drain {
+	for q.processing > 0 && q.drain {
 		q.cond.Wait()
 	}
 	q.mu.Unlock()
@@ -259,6 +273,14 @@ func (q *Queue) waitLoop() {
 		}
 	}
 }
+
+// keyState is a key's membership of queue.go's dirty and processing sets.
+type keyState uint8
+
+const (
+	dirty      keyState = 1 << iota // queued, or to be queued again at Done
+	processing                      // between Get and Done
+)
 
 // waitFor is a key waiting on a delay.
 type waitFor struct {

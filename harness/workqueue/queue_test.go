@@ -144,6 +144,17 @@ func TestKeyAddedWhileProcessingIsQueuedAgainAtDone(t *testing.T) {
 	wantLen(t, q, 0)
 }
 
+func TestDoneWithoutGetIsIgnored(t *testing.T) {
+	q := newQueue(t, workqueue.Options{})
+	q.Add("ns/a")
+	q.Done("ns/a") // queued, not being processed
+	q.Done("ns/b") // unknown
+	wantLen(t, q, 1)
+	get(t, q)
+	q.Done("ns/a")
+	wantLen(t, q, 0)
+}
+
 func TestDoneWithoutAddDoesNotQueue(t *testing.T) {
 	q := newQueue(t, workqueue.Options{})
 	q.Add("ns/a")
@@ -207,8 +218,10 @@ func TestNeverTwoWorkersOnOneKey(t *testing.T) {
 		})
 	}
 	pg.Wait()
-	q.ShutDownWithDrain() // the keys queued are still handed out
-	wg.Wait()
+	within(t, q, "ShutDownWithDrain() and the workers' return", func() {
+		q.ShutDownWithDrain() // the keys queued are still handed out
+		wg.Wait()
+	})
 	if n := twice.Load(); n != 0 {
 		t.Errorf("%d Gets handed out a key another worker held (between its Get and Done), want 0", n)
 	}
@@ -311,6 +324,34 @@ func TestShutDownWithDrainWaitsForDone(t *testing.T) {
 	}
 }
 
+func TestEveryDrainReturnsAtTheLastDone(t *testing.T) {
+	q := newQueue(t, workqueue.Options{})
+	q.Add("ns/a")
+	get(t, q)
+	q.Add("ns/a") // dirty: queued again at Done
+	const drains = 3
+	drained := make(chan struct{}, drains)
+	for range drains {
+		go func() {
+			q.ShutDownWithDrain()
+			drained <- struct{}{}
+		}()
+	}
+	waitFor(t, "ShuttingDown() true after ShutDownWithDrain started", q.ShuttingDown)
+	q.Done("ns/a")
+	for range drains {
+		select {
+		case <-drained:
+		case <-time.After(wait):
+			t.Fatalf("a ShutDownWithDrain() did not return within %v of the last Done, want all %d to", wait, drains)
+		}
+	}
+	if k := get(t, q); k != "ns/a" {
+		t.Fatalf("Get() after the drain = %q, want ns/a (dirty at Done, so queued again)", k)
+	}
+	q.Done("ns/a")
+}
+
 func TestShutDownEndsAWaitingDrain(t *testing.T) {
 	q := newQueue(t, workqueue.Options{})
 	q.Add("ns/a")
@@ -328,6 +369,23 @@ func TestShutDownEndsAWaitingDrain(t *testing.T) {
 		t.Fatalf("ShutDownWithDrain() did not return within %v of a ShutDown, want ShutDown to end the drain (queue.go)", wait)
 	}
 	q.Done("ns/a")
+}
+
+// within runs f and fails t unless it returns within the deadline; on
+// failure it shuts q down, which ends a drain and releases every Get.
+func within(t *testing.T, q *workqueue.Queue, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(wait):
+		q.ShutDown()
+		t.Fatalf("%s did not return within %v", what, wait)
+	}
 }
 
 // waitWaiters waits until n waits are pending on clock, failing t after
@@ -440,7 +498,7 @@ func TestShutDownWithDrainEndsTheWaitLoop(t *testing.T) {
 	q := workqueue.New(workqueue.Options{Clock: informer.NewFakeClock(epoch)})
 	t.Cleanup(q.ShutDown)
 	q.AddAfter("ns/a", time.Hour)
-	q.ShutDownWithDrain()
+	within(t, q, "ShutDownWithDrain() with nothing processed", q.ShutDownWithDrain)
 	noWaitLoop(t)
 }
 
