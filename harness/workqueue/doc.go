@@ -15,7 +15,8 @@
 //  3. never hands a key to a second Get while it is being processed
 //     (between Get and Done): an Add during processing marks it dirty,
 //     and Done queues it again, so that two workers never sync one
-//     object at once and no change is lost;
+//     object at once and no change is lost (a Done without a Get does
+//     nothing);
 //  4. adds a key after a delay (AddAfter), waiting on the Clock: one
 //     goroutine keeps the waiting keys in a heap, earliest first, and a
 //     key already waiting keeps the earlier of its two times
