@@ -179,7 +179,9 @@ var plantedBugs = map[string]plantedBug{
 	// nobody.
 	"pod-updates-ignored": {
 		edits: []edit{{"controller.go", "OnUpdate: func(old, obj api.Object) { rc.updatePod(old.(*api.Pod), obj.(*api.Pod)) },", "OnUpdate: func(old, obj api.Object) {},"}},
-		fails: []string{"08-self-heal", "09-adopt-release", "14-status-updates"},
+		fails: []string{"08-self-heal", "14-status-updates"},
+		// A sync still on its way when the pod is relabelled releases it.
+		racy: []string{"09-adopt-release"},
 	},
 	// Pod deletions ignored: a deleted pod is not replaced.
 	"pod-deletes-ignored": {
