@@ -3,16 +3,21 @@ package remote
 import (
 	"flag"
 	"fmt"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kubekata/kubekata/harness/api"
 	"github.com/kubekata/kubekata/harness/framework"
 	"github.com/kubekata/kubekata/harness/reconciletest"
+	"github.com/kubekata/kubekata/harness/replicasettest"
 	"github.com/kubekata/kubekata/harness/schedulertest"
 	"github.com/kubekata/kubekata/harness/suite"
 	reconcile "github.com/kubekata/kubekata/solutions/01-reconcile"
 	scheduler "github.com/kubekata/kubekata/solutions/06-scheduler"
+	replicaset "github.com/kubekata/kubekata/solutions/07-replicaset"
 )
 
 // The Plan round trip through the learner's program, beside the same call
@@ -126,4 +131,95 @@ func TestSchedulerPureStepsTiming(t *testing.T) {
 	}
 	in, remote := took["in process"], took["through the program"]
 	t.Logf("steps 01-12: %v in process, %v through the program (%.1fx), mean of %d rounds", in.Round(time.Microsecond), remote.Round(time.Microsecond), float64(remote)/float64(in), rounds)
+}
+
+// One Claim call through the learner's program beside the same call in
+// process: a ReplicaSet and n pods of each kind Claim tells apart.
+
+func BenchmarkClaimInProcess10(b *testing.B) { benchClaim(b, nil, 10) }
+func BenchmarkClaimRemote10(b *testing.B) {
+	p, _ := fakeB(b, "replicasetsol")
+	benchClaim(b, p, 10)
+}
+func BenchmarkClaimInProcess100(b *testing.B) { benchClaim(b, nil, 100) }
+func BenchmarkClaimRemote100(b *testing.B) {
+	p, _ := fakeB(b, "replicasetsol")
+	benchClaim(b, p, 100)
+}
+
+func benchClaim(b *testing.B, p *Program, n int) {
+	claim := replicaset.Claim
+	if p != nil {
+		claim = ReplicaSet(p).Claim
+	}
+	rs := testRS("web")
+	var pods []*api.Pod
+	for len(pods) < n {
+		for _, pod := range rsPods(rs) {
+			pod.Name = fmt.Sprintf("%s-%d", pod.Name, len(pods))
+			pods = append(pods, pod)
+		}
+	}
+	pods = pods[:n]
+	want := claim(rs, pods) // starts the program outside the timing
+	if len(want.Owned) == 0 {
+		b.Fatalf("Claim(web, %d pods) = %+v, want owned pods", n, want)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if got := claim(rs, pods); len(got.Owned) != len(want.Owned) {
+			b.Fatalf("Claim(web, %d pods) owned %d, want %d", n, len(got.Owned), len(want.Owned))
+		}
+	}
+}
+
+// Exercise 07's whole suite (the pure steps and the loop's) through the
+// program beside the same suite in process: the measurement runs this
+// test binary as TestReplicaSet (the suite insists on the manifest's test
+// name) once per side and round, so both sides pay a process start, and
+// logs the mean wall time of each. It runs beside the benchmarks only:
+//
+//	go test -run TestReplicaSetSuiteTiming -bench Claim -v ./harness/remote/
+func TestReplicaSetSuiteTiming(t *testing.T) {
+	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
+		t.Skip("a measurement: runs with -bench")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rounds = 3
+	took := map[string]time.Duration{}
+	for _, side := range []string{"in process", "through the program"} {
+		for range rounds {
+			cmd := exec.Command(exe, "-test.run", "^TestReplicaSet$", "-test.count=1", "-test.v")
+			cmd.Env = append(os.Environ(), envTimingSide+"="+side)
+			start := time.Now()
+			out, err := cmd.CombinedOutput()
+			took[side] += time.Since(start) / rounds
+			if err != nil || !strings.Contains(string(out), "--- PASS: TestReplicaSet/15-workers") {
+				t.Fatalf("the suite %s: %v\n%s", side, err, out)
+			}
+		}
+	}
+	in, remote := took["in process"], took["through the program"]
+	t.Logf("exercise 07's suite, steps 01-15, a process each: %v in process, %v through the program (%.1fx), mean of %d rounds", in.Round(time.Millisecond), remote.Round(time.Millisecond), float64(remote)/float64(in), rounds)
+}
+
+// envTimingSide makes TestReplicaSet run the suite, for
+// TestReplicaSetSuiteTiming: in process, or through the program.
+const envTimingSide = "KATA_REMOTE_TEST_TIMING"
+
+// TestReplicaSet is exercise 07's suite against the solution, run only by
+// TestReplicaSetSuiteTiming (the suite wants its test named so).
+func TestReplicaSet(t *testing.T) {
+	switch os.Getenv(envTimingSide) {
+	case "in process":
+		replicasettest.Run(t, solutionReplicaSet())
+	case "through the program":
+		p, _ := fake(t, "replicasetsol")
+		replicasettest.Run(t, ReplicaSet(p))
+	default:
+		t.Skip("runs for TestReplicaSetSuiteTiming only")
+	}
 }

@@ -23,7 +23,13 @@ import (
 	replicaset "github.com/kubekata/kubekata/solutions/07-replicaset"
 )
 
+// solutionReplicaSet is exercise 07's solution as its test file passes it.
+func solutionReplicaSet() replicasettest.Impl {
+	return replicasettest.Impl{NewPod: replicaset.NewPod, Claim: replicaset.Claim, NewExpectations: replicaset.NewExpectations, Status: replicaset.Status, New: replicaset.New}
+}
+
 func init() {
+	fakes["replicasetsol"] = func() Service { return ReplicaSetService(solutionReplicaSet()) }
 	fakes["replicaset"] = func() Service {
 		rp := newReplicaSetProgram(fakeReplicaSet())
 		svc := rp.service()
