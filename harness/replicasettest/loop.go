@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -406,6 +407,40 @@ func loopPod(namespace, name, app string, rs *api.ReplicaSet) *api.Pod {
 	return p
 }
 
+// refusesNilPlan wants Run of a controller without a Plan to return an
+// error at once: it cannot start.
+func (l *rsLoop) refusesNilPlan(impl Impl) {
+	l.t.Helper()
+	need(l.t, "New", impl.New)
+	c := impl.New(client.NewFake(), replicas.Options{Workers: 1})
+	if c == nil {
+		l.t.Fatalf("New(fake client, Options{Plan: nil}) = nil, want a Controller whose Run refuses to start")
+	}
+	ctx, cancel := context.WithCancel(l.ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("panic: %v", r)
+			}
+		}()
+		done <- c.Run(ctx)
+	}()
+	wait := time.NewTimer(5 * time.Second)
+	defer wait.Stop()
+	select {
+	case err := <-done:
+		if err == nil || strings.HasPrefix(err.Error(), "panic: ") {
+			l.t.Errorf("Run(ctx) of New(c, Options{Plan: nil}) = %v, want an error at once (%q): it cannot start", err, "replicaset: Options.Plan is nil")
+		}
+	case <-wait.C:
+		cancel()
+		err := <-done
+		l.t.Errorf("Run(ctx) of New(c, Options{Plan: nil}) ran until ctx ended (then returned %v), want an error at once (%q): it cannot start", err, "replicaset: Options.Plan is nil")
+	}
+}
+
 // podShape lists how pod differs from the pod NewPod makes from rs
 // (upstream's GetPodFromTemplate, pkg/controller/controller_utils.go).
 func podShape(rs *api.ReplicaSet, p *api.Pod) []string {
@@ -456,6 +491,7 @@ func describeRefs(refs []api.OwnerReference) string {
 func loopCreate(t *suite.T, impl Impl) {
 	l := newRSLoop(t, false)
 	defer l.stop()
+	l.refusesNilPlan(impl)
 	rs := loopRS(testNamespace, "web", 3)
 	rs.Spec.Template.Annotations = map[string]string{"team": "kata"}
 	rs.Spec.Template.Finalizers = []string{"kata.example/keep"}
@@ -517,7 +553,10 @@ func loopCarryOut(t *suite.T, impl Impl) {
 	// namespace: an owner reference never crosses namespaces.
 	create(l, loopPod("elsewhere", "web-d", "web", web))
 
-	plan := replicas.Plan{Create: 2, Delete: []string{"web-b", "other-x", "web-failed", "web-terminating", "web-d", "web-nonexistent"}}
+	// web-c is deleted by someone else just before the controller's
+	// delete comes: NotFound, which is no error.
+	l.spy.vanish["default/web-c"] = true
+	plan := replicas.Plan{Create: 2, Delete: []string{"web-b", "other-x", "web-failed", "web-c", "web-terminating", "web-d", "web-nonexistent"}}
 	var planned atomic.Bool
 	l.plan.decide = func(c planCall) replicas.Plan {
 		if c.owner() == web.UID && planned.CompareAndSwap(false, true) {
@@ -527,11 +566,11 @@ func loopCarryOut(t *suite.T, impl Impl) {
 	}
 	l.start(impl, 0)
 
-	l.waitFor("ReplicaSet web to control web-a, web-c and 2 new active pods, web-b deleted, and its status to say replicas 4", func() (bool, string) {
+	l.waitFor("ReplicaSet web to control web-a and 3 new active pods, web-b and web-c deleted, and its status to say replicas 4", func() (bool, string) {
 		pods := l.owned(web, true)
 		names := podNames(pods)
 		cur := l.rs(testNamespace, "web")
-		ok := len(pods) == 4 && slices.Contains(names, "web-a") && slices.Contains(names, "web-c") && !slices.Contains(names, "web-b") && cur.Status.Replicas == 4
+		ok := len(pods) == 4 && slices.Contains(names, "web-a") && !slices.Contains(names, "web-c") && !slices.Contains(names, "web-b") && cur.Status.Replicas == 4
 		return ok, fmt.Sprintf("active pods %v; status %s; Plan calls %s", names, describeStatus(cur.Status), describeCalls(l.plan.callsFor("")))
 	})
 	l.waitReplicas(solo, 1)
@@ -550,11 +589,20 @@ func loopCarryOut(t *suite.T, impl Impl) {
 			break
 		}
 	}
-	if got := l.spy.callsOf("delete", "pods", ""); !slices.Equal(names(got), []string{"default/web-b"}) {
-		t.Errorf("the controller's pod deletes: %s; want only default/web-b: the plan said Delete %v, and of those only web-b is an active pod web owns (never delete what you do not own)", describeCalls(got), plan.Delete)
+	if got := l.spy.callsOf("delete", "pods", ""); !slices.Equal(sortedSet(names(got)), []string{"default/web-b", "default/web-c"}) {
+		t.Errorf("the controller's pod deletes: %s; want default/web-b and default/web-c only: the plan said Delete %v, and of those only web-b and web-c are active pods web owns (never delete what you do not own)", describeCalls(got), plan.Delete)
 	}
-	if got := l.spy.callsOf("create", "pods", testNamespace); len(got) != 3 {
-		t.Errorf("the controller called Create for pods %d times in namespace default (%s), want 3: 2 for web (its plan said Create 2) and 1 for solo", len(got), describeCalls(got))
+	if got := l.spy.callsOf("create", "pods", testNamespace); len(got) != 4 {
+		t.Errorf("the controller called Create for pods %d times in namespace default (%s), want 4: 2 for web (its plan said Create 2), 1 more once web-c was gone, 1 for solo", len(got), describeCalls(got))
+	}
+	for _, c := range l.spy.callsOf("update-status", "replicasets", testNamespace) {
+		if rs, ok := c.obj.(*api.ReplicaSet); ok && c.name == "web" && replicaFailure(rs.Status) != nil {
+			t.Errorf("ReplicaSet web's status written as %s, want no ReplicaFailure: the delete of web-c found it already gone (NotFound), which is no error", describeStatus(rs.Status))
+			break
+		}
+	}
+	if evs := l.events(web); slices.ContainsFunc(evs, func(e *api.Event) bool { return e.Reason == replicas.FailedDelete }) {
+		t.Errorf("events about ReplicaSet web: %s, want no FailedDelete: a pod already gone (NotFound) is no failure", describeEvents(evs))
 	}
 
 	var soloCalls []planCall
@@ -684,6 +732,15 @@ func loopAdoptRelease(t *suite.T, impl Impl) {
 			t.Errorf("the controller created pods in namespace %s (%s), want none (spec.replicas 0)", ns, describeCalls(c))
 		}
 	}
+
+	// An orphan that appears later wakes the ReplicaSets that select it
+	// (replica_set.go addPod), and is adopted.
+	create(l, loopPod(testNamespace, "late", "web", nil))
+	l.waitFor("the orphan late (labels app=web, created while the controller ran) to be adopted by web: its controller reference set by an Update", func() (bool, string) {
+		p := l.pod(testNamespace, "late")
+		ref := api.GetControllerOf(p)
+		return ref != nil && ref.UID == web.UID, "ownerReferences " + describeRefs(p.OwnerReferences)
+	})
 }
 
 // touch changes ReplicaSet namespace/name's template annotation
@@ -922,29 +979,39 @@ func loopEvents(t *suite.T, impl Impl) {
 		want[p.Name] = "Created pod: " + p.Name
 	}
 	gone := pods[1].Name
+	// Its first delete fails (a 500): a Warning, and a later sync
+	// deletes it.
+	l.spy.mu.Lock()
+	l.spy.failOnce["default/"+gone] = true
+	l.spy.mu.Unlock()
+	failMsg := "Error deleting: " + deleteError(testNamespace, gone).Message
 	victim.Store(&gone)
 	l.change(testNamespace, "web", func(rs *api.ReplicaSet) { one := int32(1); rs.Spec.Replicas = &one })
 	l.waitReplicas(rs, 1)
 
 	var evs []*api.Event
-	l.waitFor(fmt.Sprintf("Normal SuccessfulCreate events %q and %q, and a Normal SuccessfulDelete event %q, about ReplicaSet web", want[pods[0].Name], want[pods[1].Name], "Deleted pod: "+gone), func() (bool, string) {
+	l.waitFor(fmt.Sprintf("Normal SuccessfulCreate events %q and %q, a Warning FailedDelete event %q and a Normal SuccessfulDelete event %q, about ReplicaSet web", want[pods[0].Name], want[pods[1].Name], failMsg, "Deleted pod: "+gone), func() (bool, string) {
 		evs = l.events(rs)
 		seen := map[string]int{}
 		for _, e := range evs {
 			seen[e.Reason+" "+e.Message]++
 		}
-		ok := seen[replicas.SuccessfulDelete+" Deleted pod: "+gone] == 1
+		ok := seen[replicas.SuccessfulDelete+" Deleted pod: "+gone] == 1 && seen[replicas.FailedDelete+" "+failMsg] == 1
 		for _, m := range want {
 			ok = ok && seen[replicas.SuccessfulCreate+" "+m] == 1
 		}
 		return ok, describeEvents(evs)
 	})
-	if len(evs) != 3 {
-		t.Errorf("events about ReplicaSet web: %s, want exactly 3 (2 creates, 1 delete)", describeEvents(evs))
+	if len(evs) != 4 {
+		t.Errorf("events about ReplicaSet web: %s, want exactly 4 (2 creates, 1 failed delete, 1 delete)", describeEvents(evs))
 	}
 	for _, e := range evs {
-		if e.Type != api.EventTypeNormal {
-			t.Errorf("event %s %q: type %q, want Normal", e.Reason, e.Message, e.Type)
+		wantType := api.EventTypeNormal
+		if e.Reason == replicas.FailedDelete {
+			wantType = api.EventTypeWarning
+		}
+		if e.Type != wantType {
+			t.Errorf("event %s %q: type %q, want %s", e.Reason, e.Message, e.Type, wantType)
 		}
 		io := e.InvolvedObject
 		if io.Kind != "ReplicaSet" || io.APIVersion != "apps/v1" || io.Namespace != testNamespace || io.Name != "web" || io.UID != rs.UID {
@@ -1054,11 +1121,28 @@ func loopWorkers(t *suite.T, impl Impl) {
 	armed := map[api.UID]bool{}
 	probed := map[api.UID]chan struct{}{}
 	var overlaps, problems []string
+	// The first sync of rs-00 waits (5s at most) in its Plan for a Plan
+	// call of another ReplicaSet: with 5 workers, another worker makes
+	// one meanwhile.
+	other, otherOnce := make(chan struct{}), sync.Once{}
+	var lonely atomic.Bool
+	firstOfAll := atomic.Bool{}
 	l.plan.decide = func(c planCall) replicas.Plan {
 		uid := c.owner()
 		rs := byUID[uid]
 		if rs == nil {
 			return fill(c)
+		}
+		if rs != all[0] {
+			otherOnce.Do(func() { close(other) })
+		} else if firstOfAll.CompareAndSwap(false, true) {
+			w := time.NewTimer(5 * time.Second)
+			select {
+			case <-other:
+			case <-w.C:
+				lonely.Store(true)
+			}
+			w.Stop()
 		}
 		mu.Lock()
 		inFlight[uid]++
@@ -1123,6 +1207,9 @@ func loopWorkers(t *suite.T, impl Impl) {
 				return false, "Plan calls for it: " + describeCalls(l.plan.callsFor(rs.UID))
 			}
 		})
+	}
+	if lonely.Load() {
+		t.Errorf("while a sync of rs-00 waited in Plan for 5s, no other ReplicaSet was synced, want Options.Workers (5) workers syncing at once")
 	}
 	mu.Lock()
 	defer mu.Unlock()

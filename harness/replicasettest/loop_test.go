@@ -183,6 +183,29 @@ var plantedBugs = map[string]plantedBug{
 		// A sync still on its way when the pod is relabelled releases it.
 		racy: []string{"09-adopt-release"},
 	},
+	// Run starts without a Plan.
+	"nil-plan-accepted": {
+		edits: []edit{{"controller.go", "if rc.plan == nil {", "if false {"}},
+		fails: []string{"06-create"},
+	},
+	// A pod already gone when deleted taken for a failure.
+	"delete-not-found-is-an-error": {
+		edits: []edit{{"sync.go", `			if client.IsNotFound(err) {
+				return
+			}
+`, ""}},
+		fails: []string{"07-carry-out-plan"},
+	},
+	// A new orphan wakes no ReplicaSet.
+	"orphan-add-ignored": {
+		edits: []edit{{"controller.go", "for _, rs := range rc.matching(pod) {", "for _, rs := range rc.matching(pod)[:0] {"}},
+		fails: []string{"09-adopt-release"},
+	},
+	// One worker, whatever Options.Workers says.
+	"one-worker": {
+		edits: []edit{{"controller.go", "for range rc.workers {", "for range 1 {"}},
+		fails: []string{"15-workers"},
+	},
 	// Pod deletions ignored: a deleted pod is not replaced.
 	"pod-deletes-ignored": {
 		edits: []edit{{"controller.go", "OnDelete: func(obj api.Object) { rc.deletePod(obj.(*api.Pod)) },", "OnDelete: func(obj api.Object) {},"}},

@@ -87,10 +87,17 @@ type spy struct {
 	// deletionTimestamp the controller's List and Watch do not show: its
 	// cache says they live, the apiserver (Get) that they are going.
 	hidden map[string]bool
+	// vanish are the pods ("namespace/name") whose Delete finds them
+	// already gone: someone else deleted them first, and the Delete
+	// answers NotFound.
+	vanish map[string]bool
+	// failOnce are the pods whose first Delete fails with a 500.
+	failOnce map[string]bool
 }
 
 func newSpy(fake *client.Fake, now func() time.Time, seq *atomic.Int64) *spy {
-	return &spy{Interface: fake, fake: fake, now: now, seq: seq, quota: -1, changed: make(chan struct{}), hidden: map[string]bool{}}
+	return &spy{Interface: fake, fake: fake, now: now, seq: seq, quota: -1, changed: make(chan struct{}),
+		hidden: map[string]bool{}, vanish: map[string]bool{}, failOnce: map[string]bool{}}
 }
 
 func (s *spy) record(c apiCall) apiCall {
@@ -217,8 +224,31 @@ func (s *spy) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, err
 	return out, err
 }
 
+// deleteError is the apiserver failing a delete it did not carry out.
+func deleteError(namespace, name string) *api.Status {
+	return &api.Status{TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: api.StatusFailure,
+		Code: http.StatusInternalServerError, Reason: api.StatusReasonInternalError,
+		Message: fmt.Sprintf("Internal error occurred: replicasettest: the first delete of %s/%s fails", namespace, name)}
+}
+
 func (s *spy) Delete(ctx context.Context, kind api.Kind, namespace, name string, opts client.DeleteOptions) error {
-	err := s.Interface.Delete(ctx, kind, namespace, name, opts)
+	key := namespace + "/" + name
+	s.mu.Lock()
+	vanish := kind.Resource == "pods" && s.vanish[key]
+	fail := kind.Resource == "pods" && s.failOnce[key]
+	delete(s.failOnce, key)
+	s.mu.Unlock()
+	var err error
+	switch {
+	case fail:
+		err = deleteError(namespace, name)
+	case vanish:
+		if err = s.Interface.Delete(ctx, kind, namespace, name, client.DeleteOptions{}); err == nil {
+			err = client.NewNotFound(kind, name)
+		}
+	default:
+		err = s.Interface.Delete(ctx, kind, namespace, name, opts)
+	}
 	s.record(apiCall{verb: "delete", resource: kind.Resource, namespace: namespace, name: name, err: err})
 	return err
 }
