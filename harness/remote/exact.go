@@ -2,6 +2,7 @@ package remote
 
 import (
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -33,67 +34,83 @@ type timeAt struct {
 var (
 	timeType      = reflect.TypeFor[api.Time]()
 	microTimeType = reflect.TypeFor[api.MicroTime]()
-	canHold       sync.Map // reflect.Type → bool: may a value of it reach a time or a reference
+	infos         sync.Map // reflect.Type → *typeInfo
 )
 
-// reaches reports whether a value of type t may hold an api.Time, an
-// api.MicroTime, a map, a slice or a pointer: the only types worth walking.
-func reaches(t reflect.Type) bool {
-	if v, ok := canHold.Load(t); ok {
-		return v.(bool)
+// typeInfo is what walk needs of a type: whether a value of it may hold
+// an api.Time, an api.MicroTime, a map, a slice or a pointer (the only
+// types worth walking), and for a struct, its exported fields that may.
+type typeInfo struct {
+	reaches bool
+	fields  []int
+}
+
+func infoOf(t reflect.Type) *typeInfo {
+	if v, ok := infos.Load(t); ok {
+		return v.(*typeInfo)
 	}
-	canHold.Store(t, true) // a recursive type: assume so while it is worked out
-	r := false
+	// A recursive type: assume it reaches while it is worked out.
+	infos.Store(t, &typeInfo{reaches: true})
+	ti := &typeInfo{}
 	switch t.Kind() {
 	case reflect.Map, reflect.Slice, reflect.Pointer:
-		r = true
+		ti.reaches = true
 	case reflect.Array:
-		r = reaches(t.Elem())
+		ti.reaches = infoOf(t.Elem()).reaches
 	case reflect.Struct:
 		if t == timeType || t == microTimeType {
-			r = true
+			ti.reaches = true
 			break
 		}
 		for i := range t.NumField() {
-			if reaches(t.Field(i).Type) {
-				r = true
-				break
+			if f := t.Field(i); f.IsExported() && infoOf(f.Type).reaches {
+				ti.fields = append(ti.fields, i)
 			}
 		}
+		ti.reaches = len(ti.fields) > 0
 	}
-	canHold.Store(t, r)
-	return r
+	infos.Store(t, ti)
+	return ti
 }
 
 // walk calls visit for every value reachable from v through pointers,
-// struct fields and slice and array elements (not map entries), with its
-// path; visit returns false to not go below a value.
-func walk(v reflect.Value, at path, visit func(v reflect.Value, at path) bool) {
-	if !v.IsValid() || !reaches(v.Type()) || !visit(v, at) {
-		return
-	}
-	switch v.Kind() {
-	case reflect.Pointer:
-		if !v.IsNil() {
-			walk(v.Elem(), at, visit)
-		}
-	case reflect.Struct:
-		if v.Type() == timeType || v.Type() == microTimeType {
+// exported struct fields and slice and array elements (not map entries),
+// with its path, which visit must copy to keep; visit returns false to
+// not go below a value.
+func walk(v reflect.Value, visit func(v reflect.Value, at path) bool) {
+	var at path
+	var rec func(v reflect.Value)
+	rec = func(v reflect.Value) {
+		if !v.IsValid() {
 			return
 		}
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				walk(v.Field(i), append(at[:len(at):len(at)], i), visit)
+		ti := infoOf(v.Type())
+		if !ti.reaches || !visit(v, at) {
+			return
+		}
+		switch v.Kind() {
+		case reflect.Pointer:
+			if !v.IsNil() {
+				rec(v.Elem())
+			}
+		case reflect.Struct:
+			for _, i := range ti.fields {
+				at = append(at, i)
+				rec(v.Field(i))
+				at = at[:len(at)-1]
+			}
+		case reflect.Slice, reflect.Array:
+			if !infoOf(v.Type().Elem()).reaches {
+				return
+			}
+			for i := range v.Len() {
+				at = append(at, i)
+				rec(v.Index(i))
+				at = at[:len(at)-1]
 			}
 		}
-	case reflect.Slice, reflect.Array:
-		if !reaches(v.Type().Elem()) {
-			return
-		}
-		for i := range v.Len() {
-			walk(v.Index(i), append(at[:len(at):len(at)], i), visit)
-		}
 	}
+	rec(v)
 }
 
 // find is the value at the path from v, following pointers; false when a
@@ -127,15 +144,15 @@ func find(v reflect.Value, at path) (reflect.Value, bool) {
 // exactTimes are the times in v that its JSON cuts.
 func exactTimes(v any) []timeAt {
 	var out []timeAt
-	walk(reflect.ValueOf(v), nil, func(v reflect.Value, at path) bool {
+	walk(reflect.ValueOf(v), func(v reflect.Value, at path) bool {
 		switch v.Type() {
 		case timeType:
 			if t := v.Interface().(api.Time).Time; t.Nanosecond() != 0 {
-				out = append(out, timeAt{At: at, T: t})
+				out = append(out, timeAt{At: slices.Clone(at), T: t})
 			}
 		case microTimeType:
 			if t := v.Interface().(api.MicroTime).Time; t.Nanosecond()%1000 != 0 {
-				out = append(out, timeAt{At: at, T: t})
+				out = append(out, timeAt{At: slices.Clone(at), T: t})
 			}
 		}
 		return true
@@ -198,10 +215,10 @@ func identityOf(v reflect.Value) (identity, bool) {
 // (the outermost of each).
 func aliases(result, arg any) []alias {
 	index := map[identity]path{}
-	walk(reflect.ValueOf(arg), nil, func(v reflect.Value, at path) bool {
+	walk(reflect.ValueOf(arg), func(v reflect.Value, at path) bool {
 		if id, ok := identityOf(v); ok {
 			if _, seen := index[id]; !seen {
-				index[id] = at
+				index[id] = slices.Clone(at)
 			}
 		}
 		return true
@@ -210,10 +227,10 @@ func aliases(result, arg any) []alias {
 		return nil
 	}
 	var out []alias
-	walk(reflect.ValueOf(result), nil, func(v reflect.Value, at path) bool {
+	walk(reflect.ValueOf(result), func(v reflect.Value, at path) bool {
 		if id, ok := identityOf(v); ok {
 			if argAt, ok := index[id]; ok {
-				out = append(out, alias{Result: at, Arg: argAt})
+				out = append(out, alias{Result: slices.Clone(at), Arg: argAt})
 				return false
 			}
 		}
