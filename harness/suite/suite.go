@@ -277,11 +277,14 @@ func describePanic(r any, stack []byte) string {
 }
 
 // ImplementationGoroutines are the stacks of this process's goroutines
-// that run code of an exercise or a solution, or were started by it
-// (ImplementationFrame finds a frame in them: the "created by" line
-// counts). A step that started an implementation's loop and ended it
-// wants none left; the remote program answers the same question for the
-// grader.
+// that run code of an exercise or a solution, or were started by it, or
+// run the harness's runtime that an implementation starts (an informer,
+// a work queue, an event recorder: a goroutine's "created by" line names
+// only the function that said go, here the harness's, so these are found
+// by their own frames; no suite runs them itself). ImplementationFrame
+// finds a frame in them. A step that started an implementation's loop
+// and ended it wants none left; the remote program answers the same
+// question for the grader.
 func ImplementationGoroutines() []string {
 	buf := make([]byte, 1<<20)
 	for {
@@ -302,14 +305,25 @@ func ImplementationGoroutines() []string {
 }
 
 // ImplementationFrame finds the first stack frame in a non-test file of an
-// exercise or solution package, as "exercises/01-reconcile/reconcile.go:21".
+// exercise or solution package, as "exercises/01-reconcile/reconcile.go:21",
+// or else of the harness's runtime an implementation starts
+// ("harness/workqueue/queue.go:120": a queue never shut down).
 func ImplementationFrame(stack string) string {
+	if loc := frameIn(stack, "/exercises/", "/solutions/"); loc != "" {
+		return loc
+	}
+	return frameIn(stack, "/harness/informer/", "/harness/workqueue/", "/harness/events/")
+}
+
+// frameIn finds the first frame of stack in a non-test file under one of
+// dirs, from the directory on.
+func frameIn(stack string, dirs ...string) string {
 	for _, line := range strings.Split(stack, "\n") {
 		line = strings.TrimSpace(line)
 		if !strings.Contains(line, ".go:") {
 			continue // a function line, not a file line
 		}
-		for _, dir := range []string{"/exercises/", "/solutions/"} {
+		for _, dir := range dirs {
 			i := strings.Index(line, dir)
 			if i < 0 {
 				continue

@@ -108,6 +108,27 @@ github.com/kubekata/kubekata/exercises/01-reconcile.TestReconcile(...)
 	if got, want := ImplementationFrame(stack), "exercises/01-reconcile/reconcile.go:21"; got != want {
 		t.Errorf("ImplementationFrame() = %q, want %q", got, want)
 	}
+	// A work queue's goroutine, started by harness/workqueue.New on an
+	// implementation's behalf: its "created by" names only the harness.
+	queue := `goroutine 31 [select]:
+github.com/kubekata/kubekata/harness/workqueue.(*Queue).waitLoop(0xc000)
+	/src/harness/workqueue/queue.go:120 +0x1d
+created by github.com/kubekata/kubekata/harness/workqueue.New in goroutine 30
+	/src/harness/workqueue/queue.go:80 +0x25
+`
+	if got, want := ImplementationFrame(queue), "harness/workqueue/queue.go:120"; got != want {
+		t.Errorf("ImplementationFrame(a work queue's goroutine) = %q, want %q", got, want)
+	}
+	// The suite's own goroutines and a harness test's are not an
+	// implementation's.
+	for _, other := range []string{
+		"goroutine 5 [running]:\ngithub.com/kubekata/kubekata/harness/suite.runStep.func1()\n\t/src/harness/suite/suite.go:170 +0x1d\n",
+		"goroutine 6 [running]:\ngithub.com/kubekata/kubekata/harness/informer.TestRun()\n\t/src/harness/informer/informer_test.go:70 +0x1d\n",
+	} {
+		if got := ImplementationFrame(other); got != "" {
+			t.Errorf("ImplementationFrame(%q) = %q, want \"\"", other, got)
+		}
+	}
 }
 
 func TestCheckManifest(t *testing.T) {
