@@ -558,12 +558,12 @@ func loopCarryOut(t *suite.T, impl Impl) {
 	l.spy.vanish["default/web-c"] = true
 	plan := replicas.Plan{Create: 2, Delete: []string{"web-b", "other-x", "web-failed", "web-c", "web-terminating", "web-d", "web-nonexistent"}}
 	var planned atomic.Bool
-	l.plan.decide = func(c planCall) replicas.Plan {
+	l.plan.set(func(c planCall) replicas.Plan {
 		if c.owner() == web.UID && planned.CompareAndSwap(false, true) {
 			return plan
 		}
 		return fill(c)
-	}
+	})
 	l.start(impl, 0)
 
 	l.waitFor("ReplicaSet web to control web-a and 3 new active pods, web-b and web-c deleted, and its status to say replicas 4", func() (bool, string) {
@@ -652,6 +652,36 @@ func loopSelfHeal(t *suite.T, impl Impl) {
 	if all := l.owned(rs, false); !slices.Contains(podNames(all), sick) {
 		t.Errorf("pod %s (Failed) is gone (web's pods %v), want it kept", sick, podNames(all))
 	}
+
+	// Pods a finalizer holds: a pod the controller deletes stays,
+	// terminating. Seen terminating, its deletion is observed
+	// (replica_set.go updatePod: a deletionTimestamp newly set is a
+	// delete), so that scaled up again the ReplicaSet replaces it at
+	// once instead of waiting for it to be gone.
+	held := loopRS(testNamespace, "held", 2)
+	held.Spec.Template.Finalizers = []string{"kata.example/hold"}
+	held = create(l, held)
+	hp := l.waitReplicas(held, 2)
+	victim := hp[0].Name
+	var victims atomic.Pointer[[]string]
+	victims.Store(&[]string{victim})
+	l.plan.set(func(c planCall) replicas.Plan {
+		p := fill(c)
+		if len(c.pods) > c.desired {
+			p.Delete = *victims.Load()
+		}
+		return p
+	})
+	l.change(testNamespace, "held", func(rs *api.ReplicaSet) { one := int32(1); rs.Spec.Replicas = &one })
+	l.waitReplicas(held, 1)
+	if p := l.pod(testNamespace, victim); p.DeletionTimestamp == nil {
+		t.Fatalf("replicasettest: pod %s, deleted with a finalizer, has no deletionTimestamp", victim)
+	}
+	l.change(testNamespace, "held", func(rs *api.ReplicaSet) { two := int32(2); rs.Spec.Replicas = &two })
+	l.waitFor(fmt.Sprintf("ReplicaSet held, scaled 2 → 1 → 2, to create a pod in place of %s (deleted by it, terminating: a finalizer holds it); an update that sets a pod's deletionTimestamp is its deletion observed", victim), func() (bool, string) {
+		ps := l.owned(held, true)
+		return len(ps) == 2 && !slices.Contains(podNames(ps), victim), fmt.Sprintf("active pods %v; pod creates for held: %d", podNames(ps), len(l.spy.callsOf("create", "pods", testNamespace)))
+	})
 }
 
 // Step 09: an orphan that matches is adopted (an Update adding the
@@ -763,13 +793,13 @@ func loopInFlight(t *suite.T, impl Impl) {
 	defer l.stop()
 	rs := create(l, loopRS(testNamespace, "web", 3))
 	var victims atomic.Pointer[[]string]
-	l.plan.decide = func(c planCall) replicas.Plan {
+	l.plan.set(func(c planCall) replicas.Plan {
 		p := fill(c)
 		if v := victims.Load(); v != nil && len(c.pods) > c.desired {
 			p.Delete = *v
 		}
 		return p
-	}
+	})
 	l.spy.hold(true)
 	l.start(impl, 0)
 
@@ -812,9 +842,37 @@ func loopInFlight(t *suite.T, impl Impl) {
 	if d := l.spy.callsOf("delete", "pods", ""); len(d) != 2 {
 		t.Errorf("%d pod deletes (%s), want 2", len(d), describeCalls(d))
 	}
-	if c := l.spy.callsOf("create", "pods", ""); len(c) != 3 {
+	if c := l.spy.callsOf("create", "pods", testNamespace); len(c) != 3 {
 		t.Errorf("%d pod creates (%s), want 3", len(c), describeCalls(c))
 	}
+
+	// A ReplicaSet deleted while its creations are unobserved, and
+	// created again under its name: the new one starts clean
+	// (replica_set.go deleteRS and syncReplicaSet's NotFound:
+	// DeleteExpectations), and creates its pods at once.
+	l.spy.hold(true)
+	again := create(l, loopRS("again", "web", 2))
+	l.waitFor("2 pod creates for ReplicaSet again/web", func() (bool, string) {
+		c := l.spy.callsOf("create", "pods", "again")
+		return len(c) == 2, describeCalls(c)
+	})
+	if err := l.fake.Delete(l.ctx, rsKind, "again", "web", client.DeleteOptions{}); err != nil {
+		t.Fatalf("replicasettest: deleting ReplicaSet again/web: %v", err)
+	}
+	// Seen gone: a sync finds it no more (its key is then forgotten).
+	l.waitFor("a Get of ReplicaSet again/web to say NotFound", func() (bool, string) {
+		_, err := client.For[*api.ReplicaSet](l.fake).Get(l.ctx, "again", "web")
+		return client.IsNotFound(err), fmt.Sprint(err)
+	})
+	again2 := create(l, loopRS("again", "web", 2))
+	if again2.UID == again.UID {
+		t.Fatalf("replicasettest: the ReplicaSet created again has the old uid")
+	}
+	l.waitFor("2 more pod creates for ReplicaSet again/web, created again after it was deleted with 2 creations unobserved (the pod events still held back): forget a deleted ReplicaSet's expectations", func() (bool, string) {
+		c := l.spy.callsOf("create", "pods", "again")
+		return len(c) == 4, describeCalls(c)
+	})
+	l.spy.hold(false)
 }
 
 // Step 11: one sync creates at most BurstReplicas (500) pods
@@ -834,6 +892,22 @@ func loopBurst(t *suite.T, impl Impl) {
 	if n := len(l.spy.callsOf("create", "pods", "")); n != 600 {
 		t.Errorf("%d pod creates in all, want 600", n)
 	}
+
+	// Scaled to 0, with a plan deleting all 600: 500 deletes first.
+	l.plan.set(func(c planCall) replicas.Plan {
+		if len(c.pods) > c.desired {
+			return replicas.Plan{Delete: c.pods}
+		}
+		return fill(c)
+	})
+	l.spy.hold(true)
+	l.change(testNamespace, "big", func(rs *api.ReplicaSet) { zero := int32(0); rs.Spec.Replicas = &zero })
+	l.waitStatus(rs, "observedGeneration 2 (the sync after the scale to 0 ended)", func(st api.ReplicaSetStatus) bool { return st.ObservedGeneration == 2 })
+	if n := len(l.spy.callsOf("delete", "pods", "")); n != replicas.BurstReplicas {
+		t.Fatalf("the sync after the scale to 0 (a plan deleting all 600) called Delete for pods %d times before any pod event was seen, want %d (BurstReplicas)", n, replicas.BurstReplicas)
+	}
+	l.spy.hold(false)
+	l.waitReplicas(rs, 0)
 }
 
 // Step 12: creations go in batches of 1, 2, 4, ... each after the last
@@ -965,13 +1039,13 @@ func loopEvents(t *suite.T, impl Impl) {
 	defer l.stop()
 	rs := create(l, loopRS(testNamespace, "web", 2))
 	var victim atomic.Pointer[string]
-	l.plan.decide = func(c planCall) replicas.Plan {
+	l.plan.set(func(c planCall) replicas.Plan {
 		p := fill(c)
 		if v := victim.Load(); v != nil && len(c.pods) > c.desired {
 			p.Delete = []string{*v}
 		}
 		return p
-	}
+	})
 	l.start(impl, 0)
 	pods := l.waitReplicas(rs, 2)
 	want := map[string]string{}
@@ -1048,12 +1122,19 @@ func loopStatus(t *suite.T, impl Impl) {
 	slow = create(l, slow)
 	l.start(impl, 0)
 
+	// The first write of readyReplicas 2 meets a Conflict: read the
+	// ReplicaSet again and write once more, in the same sync
+	// (replica_set_utils.go updateReplicaSetStatus).
+	l.spy.mu.Lock()
+	l.spy.failStatus = func(rs *api.ReplicaSet) bool { return rs.Name == "web" && rs.Status.ReadyReplicas == 2 }
+	l.spy.mu.Unlock()
 	for _, p := range l.waitReplicas(web, 2) {
 		l.makeReady(testNamespace, p.Name, l.now())
 	}
 	l.waitStatus(web, "readyReplicas 2 and availableReplicas 2 (both pods Ready, minReadySeconds 0)", func(st api.ReplicaSetStatus) bool {
 		return st.ReadyReplicas == 2 && st.AvailableReplicas == 2
 	})
+	l.retriedAtOnce("web", web.UID)
 
 	// minReadySeconds 10: available once Ready for 10s, by the clock.
 	ready := l.now()
@@ -1099,6 +1180,42 @@ func loopStatus(t *suite.T, impl Impl) {
 	}
 }
 
+// retriedAtOnce wants the status write of ReplicaSet name that met a
+// Conflict followed at once by a Get of it and a write that succeeded,
+// with no Plan call between: the same sync tried again.
+func (l *rsLoop) retriedAtOnce(name string, uid api.UID) {
+	l.t.Helper()
+	var failed *apiCall
+	var after []apiCall
+	l.spy.mu.Lock()
+	for i, c := range l.spy.calls {
+		if c.resource != "replicasets" || c.name != name || c.verb != "get" && c.verb != "update-status" {
+			continue
+		}
+		if failed == nil {
+			if c.verb == "update-status" && client.IsConflict(c.err) {
+				failed = &l.spy.calls[i]
+			}
+			continue
+		}
+		after = append(after, c)
+	}
+	l.spy.mu.Unlock()
+	if failed == nil {
+		l.t.Fatalf("replicasettest: no status write of ReplicaSet %s met the Conflict the suite planted", name)
+	}
+	if len(after) < 2 || after[0].verb != "get" || after[1].verb != "update-status" || after[1].err != nil {
+		l.t.Errorf("after the status write of ReplicaSet %s failed with a Conflict, the controller's calls about it were [%s], want a Get of it, then an UpdateStatus that succeeds: read it again and try once more, in the same sync", name, describeCalls(after))
+		return
+	}
+	for _, c := range l.plan.callsFor(uid) {
+		if c.seq > failed.seq && c.seq < after[1].seq {
+			l.t.Errorf("after the status write of ReplicaSet %s failed with a Conflict, Plan was called (%s) before it was written again, want the write tried once more in the same sync", name, c)
+			return
+		}
+	}
+}
+
 // Step 15: with several workers, many ReplicaSets converge, and no
 // ReplicaSet is synced by two workers at once (replica_set.go worker,
 // the work queue's processing set: a key changed while it is being
@@ -1127,7 +1244,7 @@ func loopWorkers(t *suite.T, impl Impl) {
 	other, otherOnce := make(chan struct{}), sync.Once{}
 	var lonely atomic.Bool
 	firstOfAll := atomic.Bool{}
-	l.plan.decide = func(c planCall) replicas.Plan {
+	l.plan.set(func(c planCall) replicas.Plan {
 		uid := c.owner()
 		rs := byUID[uid]
 		if rs == nil {
@@ -1171,7 +1288,7 @@ func loopWorkers(t *suite.T, impl Impl) {
 		}
 		mu.Unlock()
 		return fill(c)
-	}
+	})
 	l.start(impl, 5)
 	l.waitFor(fmt.Sprintf("%d pods, and each of the %d ReplicaSets' status to say replicas %d", n*size, n, size), func() (bool, string) {
 		pods := l.pods(testNamespace)

@@ -206,6 +206,38 @@ var plantedBugs = map[string]plantedBug{
 		edits: []edit{{"controller.go", "for range rc.workers {", "for range 1 {"}},
 		fails: []string{"15-workers"},
 	},
+	// A status write that failed not tried again in the sync.
+	"status-write-not-retried": {
+		edits: []edit{{"sync.go", "if err == nil || try >= 1 {", "if true {"}},
+		fails: []string{"14-status-updates"},
+	},
+	// A deleted ReplicaSet's expectations kept: one created again under
+	// its name waits for its predecessor's pods.
+	"deleted-expectations-kept": {
+		edits: []edit{
+			{"controller.go", "\trc.exp.Delete(key)\n\trc.queue.Add(key)", "\trc.queue.Add(key)"},
+			{"sync.go", "\tif !ok {\n\t\trc.exp.Delete(key)\n", "\tif !ok {\n"},
+		},
+		fails: []string{"10-expectations-in-flight"},
+	},
+	// BurstReplicas ignored for deletions.
+	"delete-burst-ignored": {
+		edits: []edit{{"sync.go", "plan.Delete[:min(len(plan.Delete), replicas.BurstReplicas)]", "plan.Delete"}},
+		fails: []string{"11-burst"},
+	},
+	// A pod seen terminating not counted as deleted: the ReplicaSet
+	// waits for it to be gone.
+	"terminating-not-observed": {
+		edits: []edit{{"controller.go", `	if cur.DeletionTimestamp != nil {
+		rc.deletePod(cur)
+		if labelChanged {
+			rc.deletePod(old)
+		}
+		return
+	}
+`, ""}},
+		fails: []string{"08-self-heal"},
+	},
 	// Pod deletions ignored: a deleted pod is not replaced.
 	"pod-deletes-ignored": {
 		edits: []edit{{"controller.go", "OnDelete: func(obj api.Object) { rc.deletePod(obj.(*api.Pod)) },", "OnDelete: func(obj api.Object) {},"}},

@@ -93,6 +93,10 @@ type spy struct {
 	vanish map[string]bool
 	// failOnce are the pods whose first Delete fails with a 500.
 	failOnce map[string]bool
+	// failStatus, when set, refuses the first ReplicaSet status write it
+	// is true for with a Conflict (someone else wrote first), and is
+	// cleared.
+	failStatus func(rs *api.ReplicaSet) bool
 }
 
 func newSpy(fake *client.Fake, now func() time.Time, seq *atomic.Int64) *spy {
@@ -218,7 +222,20 @@ func (s *spy) Update(ctx context.Context, obj api.Object) (api.Object, error) {
 
 func (s *spy) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
 	sent := api.DeepCopy(obj)
-	out, err := s.Interface.UpdateStatus(ctx, obj)
+	var out api.Object
+	var err error
+	s.mu.Lock()
+	rs, isRS := obj.(*api.ReplicaSet)
+	refuse := isRS && s.failStatus != nil && s.failStatus(rs)
+	if refuse {
+		s.failStatus = nil
+	}
+	s.mu.Unlock()
+	if refuse {
+		err = client.NewConflict(rsKind, rs.Name, client.ConflictMessage)
+	} else {
+		out, err = s.Interface.UpdateStatus(ctx, obj)
+	}
 	m := sent.GetObjectMeta()
 	s.record(apiCall{verb: "update-status", resource: mustKind(obj).Resource, namespace: m.Namespace, name: m.Name, obj: sent, err: err})
 	return out, err
@@ -409,6 +426,13 @@ type script struct {
 // delete nothing.
 func fill(c planCall) replicas.Plan {
 	return replicas.Plan{Create: max(0, c.desired-len(c.pods))}
+}
+
+// set makes decide answer the calls from now on.
+func (s *script) set(decide func(c planCall) replicas.Plan) {
+	s.mu.Lock()
+	s.decide = decide
+	s.mu.Unlock()
 }
 
 func (s *script) plan(desired int, pods []api.Pod, now time.Time) replicas.Plan {
