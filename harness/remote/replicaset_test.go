@@ -836,3 +836,80 @@ func TestReplicaSetSolutionLoopThroughProgram(t *testing.T) {
 		t.Errorf("goroutines of the solution left in the program after Run returned: %d, want 0; the first:\n%s", len(left), left[0])
 	}
 }
+
+func init() {
+	ownPackages["rsmisbehaves"] = rsMisbehavesSource
+	ownExercise["rsmisbehaves"] = "07-replicaset"
+}
+
+// rsMisbehavesSource is the solution of 07, except that its NewPod ends
+// through runtime.Goexit for step 01's ReplicaSet "api", and its loop
+// crashes the program (a goroutine's panic) when it creates a pod of step
+// 11's ReplicaSet "big".
+const rsMisbehavesSource = `package rsmisbehaves
+
+import (
+	"context"
+	"runtime"
+
+	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/client"
+	"github.com/kubekata/kubekata/harness/replicas"
+	replicaset "github.com/kubekata/kubekata/solutions/07-replicaset"
+)
+
+var (
+	Claim           = replicaset.Claim
+	NewExpectations = replicaset.NewExpectations
+	Status          = replicaset.Status
+)
+
+func NewPod(rs *api.ReplicaSet) *api.Pod {
+	if rs != nil && rs.Name == "api" {
+		runtime.Goexit()
+	}
+	return replicaset.NewPod(rs)
+}
+
+type creator struct{ client.Interface }
+
+func (c creator) Create(ctx context.Context, obj api.Object) (api.Object, error) {
+	if p, ok := obj.(*api.Pod); ok && p.GenerateName == "big-" {
+		go panic("not implemented: creating a pod of big")
+	}
+	return c.Interface.Create(ctx, obj)
+}
+
+func New(c client.Interface, opts replicas.Options) replicas.Controller {
+	return replicaset.New(creator{c}, opts)
+}
+`
+
+// A Goexit in a pure function and a loop that crashes its program cost
+// exercise 07 only the steps that met them: the next step gets a fresh
+// program, its client, Plan and clock reached back as before.
+func TestReplicaSetMisbehaviourCostsOnlyItsSteps(t *testing.T) {
+	skipShort(t)
+	impl := program(t, "rsmisbehaves", "07-replicaset")
+	results, out, took := grade(t, "07-replicaset", impl)
+	t.Logf("graded in %v", took.Round(time.Millisecond))
+	failing := map[string]string{
+		"01-new-pod": "the implementation called runtime.Goexit",
+		"11-burst":   "not implemented: creating a pod of big",
+	}
+	for _, step := range exerciseOf(t, "07-replicaset").StepIDs() {
+		want := "PASS"
+		if failing[step] != "" {
+			want = "FAIL"
+		}
+		if results[step] != want {
+			t.Errorf("step %s = %q, want %s\n%s", step, results[step], want, tailOf(out))
+		}
+	}
+	sections := stepSections(out)
+	for step, msg := range failing {
+		if !strings.Contains(sections[step], msg) {
+			t.Errorf("step %s does not say %q:\n%s", step, msg, sections[step])
+		}
+	}
+}
