@@ -54,7 +54,11 @@
 //     Started once the grader's clock counts the wait and ends with the
 //     time its channel received (the program abandons the waits left
 //     when Run returned). A nil Clock stays nil: the program's
-//     controller reads the system clock.
+//     controller reads the system clock. A reach-back the grader can no
+//     longer answer (it freed the controller, or went away) fails soft in
+//     the program, as the learner's code cannot take an error there: the
+//     Plan is empty, Now the zero time, After never fires, and each says
+//     so on the program's stderr, which the grader shows.
 //  2. Speaks one protocol over unix sockets (abstract ones on Linux, so
 //     that nothing is left on disk by a grader that dies): the grader
 //     creates the program's listeners and hands them over as inherited
