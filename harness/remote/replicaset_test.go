@@ -913,3 +913,52 @@ func TestReplicaSetMisbehaviourCostsOnlyItsSteps(t *testing.T) {
 		}
 	}
 }
+
+// A reach-back the grader no longer serves fails soft in the program: the
+// Plan is empty, Now the zero time, After never fires, and the program
+// says so on its stderr.
+func TestReplicaSetReachBacksGone(t *testing.T) {
+	p, out := fake(t, "replicaset")
+	f := client.NewFake()
+	clk := informer.NewFakeClock(t0)
+	var planned sync.Map
+	plan := func(desired int, pods []api.Pod, now time.Time) replicas.Plan {
+		planned.Store(now, true)
+		return replicas.Plan{Create: 5}
+	}
+	c := ReplicaSet(p).New(f, replicas.Options{Plan: plan, Clock: clk})
+	p.mu.Lock()
+	back := p.back
+	p.mu.Unlock()
+	back.shares.mu.Lock()
+	clear(back.shares.byID) // as the handle's cleanup does once the grader dropped it
+	back.shares.mu.Unlock()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	if got := configMap(t, f, "plan").Data; !reflect.DeepEqual(got, map[string]string{"create": "0", "delete": ""}) {
+		t.Errorf("the Plan the program got from a grader that no longer shares it = %v, want an empty plan", got)
+	}
+	planned.Range(func(k, _ any) bool {
+		t.Errorf("the grader's Plan was called (now %v) after it stopped sharing it", k)
+		return true
+	})
+	configMap(t, f, "waiting")
+	if n := clk.Waiters(); n != 0 {
+		t.Errorf("the grader's clock counts %d waits it no longer shares, want 0", n)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run = %v, want nil", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, want := range []string{"did not answer: remote: no replicas.Func", "the grader's clock did not say the time", "the grader's clock did not take After(10s)"} {
+		for !strings.Contains(out.String(), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the program's output does not say %q within 10s:\n%s", want, out.String())
+			}
+			time.Sleep(5 * time.Millisecond) // polls the forwarded output, with a deadline
+		}
+	}
+}
