@@ -327,6 +327,15 @@ func (l *rsLoop) owned(rs *api.ReplicaSet, onlyActive bool) []*api.Pod {
 	return out
 }
 
+// clip shortens a list for a failure message: its first 10 and how
+// many more.
+func clip(list []string) []string {
+	if len(list) <= 10 {
+		return list
+	}
+	return append(slices.Clone(list[:10]), fmt.Sprintf("and %d more", len(list)-10))
+}
+
 func podNames(pods []*api.Pod) []string {
 	out := make([]string, len(pods))
 	for i, p := range pods {
@@ -377,9 +386,9 @@ func (l *rsLoop) waitReplicas(rs *api.ReplicaSet, n int) []*api.Pod {
 		pods = l.owned(rs, true)
 		cur := l.rs(rs.Namespace, rs.Name)
 		ok := len(pods) == n && cur.Status.Replicas == int32(n) && cur.Status.ObservedGeneration == cur.Generation
-		return ok, fmt.Sprintf("%d active pods %v; status %s; generation %d; the controller's pod creates: %d, deletes: %v",
-			len(pods), podNames(pods), describeStatus(cur.Status), cur.Generation,
-			len(l.spy.callsOf("create", "pods", rs.Namespace)), names(l.spy.callsOf("delete", "pods", rs.Namespace)))
+		return ok, fmt.Sprintf("%d active pods %v; status %s; generation %d; the controller's pod creates: %d, deletes: %d %v",
+			len(pods), clip(podNames(pods)), describeStatus(cur.Status), cur.Generation,
+			len(l.spy.callsOf("create", "pods", rs.Namespace)), len(l.spy.callsOf("delete", "pods", rs.Namespace)), clip(names(l.spy.callsOf("delete", "pods", rs.Namespace))))
 	})
 	return pods
 }
@@ -763,13 +772,45 @@ func loopAdoptRelease(t *suite.T, impl Impl) {
 		}
 	}
 
-	// An orphan that appears later wakes the ReplicaSets that select it
-	// (replica_set.go addPod), and is adopted.
-	create(l, loopPod(testNamespace, "late", "web", nil))
-	l.waitFor("the orphan late (labels app=web, created while the controller ran) to be adopted by web: its controller reference set by an Update", func() (bool, string) {
-		p := l.pod(testNamespace, "late")
+	// An orphan that appears later, next to a ReplicaSet that has
+	// settled, wakes it (replica_set.go addPod), and is adopted.
+	quiet := create(l, loopRS("quiet", "web", 1))
+	l.waitReplicas(quiet, 1)
+	l.settle(quiet)
+	create(l, loopPod("quiet", "late", "web", nil))
+	l.waitFor("the orphan quiet/late (labels app=web, created while the controller ran) to be adopted by ReplicaSet quiet/web: a new orphan wakes the ReplicaSets that select it", func() (bool, string) {
+		p := l.pod("quiet", "late")
 		ref := api.GetControllerOf(p)
-		return ref != nil && ref.UID == web.UID, "ownerReferences " + describeRefs(p.OwnerReferences)
+		return ref != nil && ref.UID == quiet.UID, "ownerReferences " + describeRefs(p.OwnerReferences)
+	})
+}
+
+// settle waits until rs, which owns pods, has been synced after its
+// last status write (the sync its own write wakes, which writes
+// nothing) and then 100ms went by without a sync of it.
+func (l *rsLoop) settle(rs *api.ReplicaSet) {
+	l.t.Helper()
+	lastWrite := func() int64 {
+		var seq int64
+		for _, c := range l.spy.callsOf("update-status", "replicasets", rs.Namespace) {
+			if c.name == rs.Name {
+				seq = c.seq
+			}
+		}
+		return seq
+	}
+	var quietSince time.Time
+	var calls int
+	l.waitFor(fmt.Sprintf("ReplicaSet %s/%s to settle: a sync after its last status write, then none for 100ms", rs.Namespace, rs.Name), func() (bool, string) {
+		pc := l.plan.callsFor(rs.UID)
+		if len(pc) == 0 || pc[len(pc)-1].seq < lastWrite() {
+			quietSince = time.Time{}
+			return false, "Plan calls for it: " + describeCalls(pc)
+		}
+		if len(pc) != calls || quietSince.IsZero() {
+			calls, quietSince = len(pc), time.Now()
+		}
+		return time.Since(quietSince) >= 100*time.Millisecond, "Plan calls for it: " + describeCalls(pc)
 	})
 }
 
