@@ -67,7 +67,10 @@
 //     are length-prefixed, at most 64 MiB: a JSON header and, apart from
 //     it, the JSON of the arguments or the result, or the raw bytes of a
 //     snapshot or restore. Data crosses as the
-//     JSON the apiserver would send (pods, selectors, key-values); errors
+//     JSON the apiserver would send (pods, selectors, key-values); beside
+//     it, exercise 07's pure calls carry what that JSON loses and a suite
+//     sees in one process (exact.go): api.Time finer than the second, and
+//     the memory a result shares with its arguments; errors
 //     cross as their text, the storage and context sentinels they wrap
 //     (errors.Is keeps working; a bare sentinel comes back as itself), and
 //     a *selector.ParseError, an apiserver's *api.Status (client.IsNotFound
