@@ -123,7 +123,9 @@ var plantedBugs = map[string]plantedBug{
 	// The status written after every sync, changed or not.
 	"status-every-sync": {
 		edits: []edit{{"sync.go", "if rs.Status.Replicas == status.Replicas &&", "if false && rs.Status.Replicas == status.Replicas &&"}},
-		fails: []string{"14-status-updates"},
+		// Each write wakes another sync, which writes again: step 09
+		// waits for a ReplicaSet to settle, and it never does.
+		fails: []string{"09-adopt-release", "14-status-updates"},
 	},
 	// A key handed to a second worker while the first still syncs it.
 	"two-workers-one-key": {
