@@ -234,14 +234,9 @@ func (f *Fake) Create(ctx context.Context, obj api.Object) (api.Object, error) {
 	} else if m.Namespace == "" {
 		m.Namespace = "default"
 	}
-	if m.Name == "" && m.GenerateName != "" {
-		const alphabet = "bcdfghjklmnpqrstvwxz2456789"
-		var b [5]byte
-		_, _ = rand.Read(b[:])
-		for i := range b {
-			b[i] = alphabet[int(b[i])%len(alphabet)]
-		}
-		m.Name = m.GenerateName + string(b[:])
+	generated := m.Name == "" && m.GenerateName != ""
+	if generated {
+		m.Name = m.GenerateName + nameSuffix()
 	}
 	f.record("create", kind, m.Namespace, m.Name)
 	if m.ResourceVersion != "" {
@@ -267,11 +262,39 @@ func (f *Fake) Create(ctx context.Context, obj api.Object) (api.Object, error) {
 		return nil, err
 	}
 	kv, err := storage.Create(ctx, f.store, fakeKey(kind, m.Namespace, m.Name), data)
+	// A generated name that is taken is generated again, up to 8 tries in
+	// all, as the apiserver does (maxNameGenerationCreateAttempts,
+	// k8s.io/apiserver/pkg/registry/generic/registry/store.go): 27^5
+	// suffixes collide for one in a hundred among 600 pods of one prefix.
+	for try := 1; generated && errors.Is(err, storage.ErrExists) && try < maxNameGenerationCreateAttempts; try++ {
+		m.Name = m.GenerateName + nameSuffix()
+		if data, err = fakeEncode(obj); err != nil {
+			return nil, err
+		}
+		kv, err = storage.Create(ctx, f.store, fakeKey(kind, m.Namespace, m.Name), data)
+	}
 	if err != nil {
 		return nil, f.storeErr(kind, m.Name, err)
 	}
 	m.ResourceVersion = strconv.FormatInt(kv.ModRevision, 10)
 	return obj, nil
+}
+
+// maxNameGenerationCreateAttempts is how often a create with a
+// generateName is tried, each time with a new name (upstream's).
+const maxNameGenerationCreateAttempts = 8
+
+// nameSuffix is upstream's generateName suffix: 5 characters from an
+// alphabet without vowels and look-alikes
+// (k8s.io/apiserver/pkg/storage/names/generate.go).
+var nameSuffix = func() string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b[:])
 }
 
 func (f *Fake) Update(ctx context.Context, obj api.Object) (api.Object, error) {

@@ -262,7 +262,8 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, req request) {
 	} else {
 		m.Namespace = ""
 	}
-	if m.Name == "" && m.GenerateName != "" {
+	generated := m.Name == "" && m.GenerateName != ""
+	if generated {
 		m.Name = m.GenerateName + randomSuffix()
 	}
 	// A create that names a version is refused once the object is
@@ -289,6 +290,13 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, req request) {
 		return
 	}
 	kv, err := storage.Create(r.Context(), s.store, key(req.kind, m.Namespace, m.Name), storable(obj))
+	// A generated name that is taken is generated again, 8 tries in all
+	// (maxNameGenerationCreateAttempts, k8s.io/apiserver/pkg/registry/
+	// generic/registry/store.go): enough for a million names per prefix.
+	for try := 1; generated && errors.Is(err, storage.ErrExists) && try < 8; try++ {
+		m.Name = m.GenerateName + randomSuffix()
+		kv, err = storage.Create(r.Context(), s.store, key(req.kind, m.Namespace, m.Name), storable(obj))
+	}
 	if err != nil {
 		writeStatus(w, storeError(req.kind, m.Name, err))
 		return
