@@ -166,9 +166,9 @@ func (s *spy) hide(namespace, name string) {
 }
 
 // quotaError is what the apiserver's ResourceQuota admission answers
-// when a namespace's pod count is used up (plugin/pkg/admission/
-// resourcequota/controller.go: "exceeded quota: %s, requested: %s, used:
-// %s, limited: %s", as a Forbidden).
+// when a namespace's pod count is used up (staging/src/k8s.io/apiserver/
+// pkg/admission/plugin/resourcequota/controller.go: "exceeded quota: %s,
+// requested: %s, used: %s, limited: %s", in admission.NewForbidden).
 func quotaError(name string, limit int) *api.Status {
 	return &api.Status{TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: api.StatusFailure,
 		Code: http.StatusForbidden, Reason: api.StatusReasonForbidden,
