@@ -112,7 +112,7 @@ func BenchCreateDirect(b *testing.B, rsCount, size int) {
 						OwnerReferences: []api.OwnerReference{api.NewControllerRef(rs)}},
 					Spec: tpl.Spec,
 				}
-				if _, err := createRetryingNames(ctx, c.Interface, p); err != nil {
+				if _, err := c.Interface.Create(ctx, p); err != nil {
 					b.Fatalf("BenchCreateDirect: creating a pod of %s: %v", rs.Name, err)
 				}
 			}
@@ -190,7 +190,7 @@ func (c *benchClient) check() {
 }
 
 func (c *benchClient) Create(ctx context.Context, obj api.Object) (api.Object, error) {
-	out, err := createRetryingNames(ctx, c.Interface, obj)
+	out, err := c.Interface.Create(ctx, obj)
 	if _, ok := obj.(*api.Pod); ok {
 		if err != nil {
 			c.fail(fmt.Errorf("Create of a pod: %v, want every create to succeed", err))

@@ -199,7 +199,7 @@ func (s *spy) Create(ctx context.Context, obj api.Object) (api.Object, error) {
 	if refuse {
 		err = quotaError(name, limit)
 	} else {
-		out, err = createRetryingNames(ctx, s.Interface, obj)
+		out, err = s.Interface.Create(ctx, obj)
 		if err == nil {
 			c.name, c.namespace, c.obj = out.GetObjectMeta().Name, out.GetObjectMeta().Namespace, api.DeepCopy(out)
 		}
@@ -210,25 +210,6 @@ func (s *spy) Create(ctx context.Context, obj api.Object) (api.Object, error) {
 	s.podCreatesDone++
 	s.mu.Unlock()
 	return out, err
-}
-
-// generateNameAttempts is how many names the apiserver tries for an
-// object created with generateName before it answers AlreadyExists
-// (k8s.io/apiserver/pkg/registry/generic/registry/store.go with the
-// RetryGenerateName feature, on by default since 1.31: 8 attempts).
-const generateNameAttempts = 8
-
-// createRetryingNames is c.Create with the apiserver's retries of a
-// generated name that collides: the fake draws 5 characters of 27, so
-// that one of 600 pods meets a taken name about once in 80 runs.
-func createRetryingNames(ctx context.Context, c client.Interface, obj api.Object) (api.Object, error) {
-	m := obj.GetObjectMeta()
-	for try := 1; ; try++ {
-		out, err := c.Create(ctx, obj)
-		if err == nil || m.Name != "" || m.GenerateName == "" || !client.IsAlreadyExists(err) || try == generateNameAttempts {
-			return out, err
-		}
-	}
 }
 
 func (s *spy) Update(ctx context.Context, obj api.Object) (api.Object, error) {
