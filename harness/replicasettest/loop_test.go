@@ -361,3 +361,22 @@ func plant(t *testing.T, root string, edits []edit) string {
 	}
 	return overlay
 }
+
+// TestPlantedBugsApply checks, cheaply (also under -short), that every
+// planted bug still finds the line it changes in the reference: a
+// reference rewritten under the bugs fails here first.
+func TestPlantedBugsApply(t *testing.T) {
+	if os.Getenv(mutantEnv) != "" {
+		t.Skip("a child process")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, solutionDir)); err != nil {
+		t.Skipf("no %s to plant bugs in: %v", solutionDir, err)
+	}
+	for name, bug := range plantedBugs {
+		t.Run(name, func(t *testing.T) { plant(t, root, bug.edits) })
+	}
+}
