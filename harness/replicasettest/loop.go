@@ -573,7 +573,20 @@ func loopCarryOut(t *suite.T, impl Impl) {
 		}
 		return fill(c)
 	})
+	// The pods' first List is held until the ReplicaSets are watched and
+	// a while more: a controller that syncs before its pod cache is
+	// synced (informer WaitForSync) sees no pods, and plans for none.
+	listed := make(chan struct{})
+	l.spy.mu.Lock()
+	l.spy.podList = listed
+	l.spy.mu.Unlock()
 	l.start(impl, 0)
+	l.waitFor("the controller to watch ReplicaSets", func() (bool, string) {
+		return len(l.spy.callsOf("watch", "replicasets", "")) > 0, "no Watch of replicasets yet"
+	})
+	hold := time.NewTimer(200 * time.Millisecond)
+	<-hold.C
+	close(listed)
 
 	l.waitFor("ReplicaSet web to control web-a and 3 new active pods, web-b and web-c deleted, and its status to say replicas 4", func() (bool, string) {
 		pods := l.owned(web, true)
@@ -590,7 +603,7 @@ func loopCarryOut(t *suite.T, impl Impl) {
 	}
 	c := webCalls[0]
 	if c.desired != 4 || !slices.Equal(sortedSet(c.pods), []string{"web-a", "web-b", "web-c"}) {
-		t.Errorf("ReplicaSet web's first Plan call: %s, want desired 4 (spec.replicas) and exactly pods web-a, web-b, web-c: not the Failed and Succeeded ones, not the terminating one, not other-x (controlled by another ReplicaSet), not web-d (another namespace)", c)
+		t.Errorf("ReplicaSet web's first Plan call: %s, want desired 4 (spec.replicas) and exactly pods web-a, web-b, web-c: not the Failed and Succeeded ones, not the terminating one, not other-x (controlled by another ReplicaSet), not web-d (another namespace); and no sync before both caches are synced", c)
 	}
 	for _, c := range l.plan.callsFor("") {
 		if !c.now.Equal(t0) {

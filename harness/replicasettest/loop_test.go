@@ -185,6 +185,12 @@ var plantedBugs = map[string]plantedBug{
 		// A sync still on its way when the pod is relabelled releases it.
 		racy: []string{"09-adopt-release"},
 	},
+	// Workers start before the caches are synced.
+	"caches-not-waited-for": {
+		edits: []edit{{"controller.go", "if rc.rsInf.WaitForSync(ctx) != nil || rc.podInf.WaitForSync(ctx) != nil {", "if false {"}},
+		fails: []string{"07-carry-out-plan"},
+		racy:  []string{"06-create", "08-self-heal", "09-adopt-release", "10-expectations-in-flight", "11-burst", "12-slow-start", "13-events", "14-status-updates", "15-workers"},
+	},
 	// Run starts without a Plan.
 	"nil-plan-accepted": {
 		edits: []edit{{"controller.go", "if rc.plan == nil {", "if false {"}},

@@ -97,6 +97,9 @@ type spy struct {
 	// is true for with a Conflict (someone else wrote first), and is
 	// cleared.
 	failStatus func(rs *api.ReplicaSet) bool
+	// podList, when not nil, holds every pod List until it is closed:
+	// the controller's pod cache stays unsynced meanwhile.
+	podList chan struct{}
 }
 
 func newSpy(fake *client.Fake, now func() time.Time, seq *atomic.Int64) *spy {
@@ -295,7 +298,18 @@ func (s *spy) conceal(obj api.Object) api.Object {
 }
 
 func (s *spy) List(ctx context.Context, kind api.Kind, namespace string, opts client.ListOptions) (*client.ObjectList, error) {
+	s.mu.Lock()
+	wait := s.podList
+	s.mu.Unlock()
+	if wait != nil && kind.Resource == "pods" {
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	l, err := s.Interface.List(ctx, kind, namespace, opts)
+	s.record(apiCall{verb: "list", resource: kind.Resource, namespace: namespace, err: err})
 	if err != nil || kind.Resource != "replicasets" {
 		return l, err
 	}
@@ -311,6 +325,7 @@ func (s *spy) List(ctx context.Context, kind api.Kind, namespace string, opts cl
 // order while held) and the ReplicaSet watches' through conceal.
 func (s *spy) Watch(ctx context.Context, kind api.Kind, namespace string, opts client.ListOptions) (client.Watcher, error) {
 	w, err := s.Interface.Watch(ctx, kind, namespace, opts)
+	s.record(apiCall{verb: "watch", resource: kind.Resource, namespace: namespace, err: err})
 	if err != nil {
 		return w, err
 	}
