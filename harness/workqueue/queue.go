@@ -239,6 +239,7 @@ func (q *Queue) waitLoop() {
 	defer close(q.stopped)
 	var (
 		timer   <-chan time.Time
+		prev    <-chan time.Time
 		timerAt time.Time
 	)
 	for {
@@ -262,6 +263,13 @@ func (q *Queue) waitLoop() {
 		case !have:
 			timer = nil
 		case timer == nil || !next.Equal(timerAt):
+			// The wait it replaces may be about to fire (a fake clock
+			// stepped meanwhile, past the time now was read at): keep
+			// listening to it, so that firing wakes the loop to look
+			// again rather than going unheard. Helper R's finding.
+			if timer != nil {
+				prev = timer
+			}
 			timer, timerAt = q.clock.After(next.Sub(now)), next
 		}
 		select {
@@ -270,6 +278,8 @@ func (q *Queue) waitLoop() {
 		case <-q.wake:
 		case <-timer:
 			timer = nil
+		case <-prev:
+			prev = nil
 		}
 	}
 }
