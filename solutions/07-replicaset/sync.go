@@ -237,7 +237,7 @@ func (rc *controller) createPods(ctx context.Context, rs *api.ReplicaSet, key st
 			if ctx.Err() == nil { // not a shutdown's cancelled call
 				rc.recorder.Eventf(rs, events.EventTypeWarning, replicas.FailedCreate, "", "Error creating: %v", err)
 			}
-			return fmt.Errorf("unable to create pods: %w", err)
+			return err // as upstream's createPods: the API's error itself
 		}
 		rc.recorder.Eventf(rs, events.EventTypeNormal, replicas.SuccessfulCreate, "", "Created pod: %s", created.GetObjectMeta().Name)
 		return nil
