@@ -87,10 +87,15 @@ func fakeLoad(kind api.Kind, kv storage.KeyValue) (api.Object, error) {
 	return obj, nil
 }
 
+// fakeEncode encodes an object the fake owns (a copy it made or loaded)
+// without its resourceVersion: the store's revision is the version.
 func fakeEncode(obj api.Object) ([]byte, error) {
-	c := api.DeepCopy(obj)
-	c.GetObjectMeta().ResourceVersion = ""
-	return json.Marshal(c)
+	m := obj.GetObjectMeta()
+	rv := m.ResourceVersion
+	m.ResourceVersion = ""
+	data, err := json.Marshal(obj)
+	m.ResourceVersion = rv
+	return data, err
 }
 
 func (f *Fake) storeErr(kind api.Kind, name string, err error) error {
@@ -330,7 +335,10 @@ func (f *Fake) update(ctx context.Context, obj api.Object, status bool) (api.Obj
 		if m.ResourceVersion != "" && m.ResourceVersion != om.ResourceVersion {
 			return nil, NewConflict(kind, m.Name, ConflictMessage)
 		}
-		next := mergeForUpdate(kind, old, obj, status)
+		next, err := mergeForUpdate(kind, old, obj, status)
+		if err != nil {
+			return nil, err
+		}
 		nm := next.GetObjectMeta()
 		if nm.DeletionTimestamp != nil && len(nm.Finalizers) == 0 && (nm.DeletionGracePeriodSeconds == nil || *nm.DeletionGracePeriodSeconds == 0) {
 			_, _, err := storage.CompareAndDelete(ctx, f.store, k, kv.ModRevision)
@@ -359,50 +367,54 @@ func (f *Fake) update(ctx context.Context, obj api.Object, status bool) (api.Obj
 }
 
 // mergeForUpdate keeps the server-owned metadata, and applies only the
-// status (UpdateStatus) or everything but the status (Update), through the
-// JSON form so that it works for every kind.
-func mergeForUpdate(kind api.Kind, old, obj api.Object, status bool) api.Object {
-	toMap := func(o api.Object) map[string]any {
-		data, _ := json.Marshal(o)
-		var m map[string]any
-		_ = json.Unmarshal(data, &m)
-		return m
-	}
-	om, nm := toMap(old), toMap(obj)
-	var out map[string]any
+// status (UpdateStatus) or everything but the status (Update). old is the
+// fake's own fresh copy of the stored object; obj is the caller's and is
+// not changed. The result goes through JSON (what the apiserver stores)
+// so that it is returned as it will be read back.
+func mergeForUpdate(kind api.Kind, old, obj api.Object, status bool) (api.Object, error) {
+	var next api.Object
 	if status {
-		out = om
-		if st, ok := nm["status"]; ok {
-			out["status"] = st
-		} else {
-			delete(out, "status")
+		next = old
+		if st := reflect.ValueOf(obj).Elem().FieldByName("Status"); st.IsValid() {
+			reflect.ValueOf(next).Elem().FieldByName("Status").Set(reflect.ValueOf(api.DeepCopyValue(st.Interface())))
 		}
 	} else {
-		out = nm
+		next = api.DeepCopy(obj)
 		if kind.HasSubresource("status") {
-			if st, ok := om["status"]; ok {
-				out["status"] = st
-			} else {
-				delete(out, "status")
+			if st := reflect.ValueOf(old).Elem().FieldByName("Status"); st.IsValid() {
+				reflect.ValueOf(next).Elem().FieldByName("Status").Set(st)
 			}
 		}
 	}
-	data, _ := json.Marshal(out)
-	next := kind.New()
-	_ = json.Unmarshal(data, next)
 	fillTypeMeta(kind, next)
 	o, n := old.GetObjectMeta(), next.GetObjectMeta()
-	n.UID, n.CreationTimestamp, n.Namespace = o.UID, o.CreationTimestamp, o.Namespace
-	n.DeletionTimestamp, n.DeletionGracePeriodSeconds = o.DeletionTimestamp, o.DeletionGracePeriodSeconds
-	n.Generation = o.Generation
+	generation := o.Generation
 	if !status {
-		os, _ := json.Marshal(om["spec"])
-		ns, _ := json.Marshal(nm["spec"])
-		if string(os) != string(ns) {
-			n.Generation++
+		// generation counts spec changes, compared as the apiserver
+		// stores them (JSON: a nil and an empty list are the same).
+		if oldSpec := reflect.ValueOf(old).Elem().FieldByName("Spec"); oldSpec.IsValid() {
+			os, _ := json.Marshal(oldSpec.Interface())
+			ns, _ := json.Marshal(reflect.ValueOf(obj).Elem().FieldByName("Spec").Interface())
+			if string(os) != string(ns) {
+				generation++
+			}
 		}
 	}
-	return next
+	uid, created, namespace := o.UID, o.CreationTimestamp, o.Namespace
+	deletion, grace := o.DeletionTimestamp, o.DeletionGracePeriodSeconds
+	n.UID, n.CreationTimestamp, n.Namespace = uid, created, namespace
+	n.DeletionTimestamp, n.DeletionGracePeriodSeconds = deletion, grace
+	n.Generation = generation
+	data, err := json.Marshal(next)
+	if err != nil {
+		return nil, err
+	}
+	out := kind.New()
+	if err := json.Unmarshal(data, out); err != nil {
+		return nil, err
+	}
+	fillTypeMeta(kind, out)
+	return out, nil
 }
 
 func (f *Fake) Delete(ctx context.Context, kind api.Kind, namespace, name string, opts DeleteOptions) error {
