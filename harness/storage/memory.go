@@ -37,9 +37,33 @@ type memory struct {
 	rev       int64
 	compacted int64
 	keys      map[string][]memRecord // history per key, oldest first
-	sorted    []string               // every key in keys, sorted
+	sorted    []string               // the keys in keys, sorted, but for
+	added     []string               // the keys added since (sortKeys merges them)
 	log       []Event                // events after the compacted revision
 	watchers  map[*memWatcher]struct{}
+}
+
+// sortKeys merges the keys added since the last call into sorted: one
+// sort of the new keys and one pass over the old.
+func (m *memory) sortKeys() {
+	if len(m.added) == 0 {
+		return
+	}
+	slices.Sort(m.added)
+	merged := make([]string, 0, len(m.sorted)+len(m.added))
+	i, j := 0, 0
+	for i < len(m.sorted) && j < len(m.added) {
+		if m.sorted[i] < m.added[j] {
+			merged = append(merged, m.sorted[i])
+			i++
+		} else {
+			merged = append(merged, m.added[j])
+			j++
+		}
+	}
+	merged = append(merged, m.sorted[i:]...)
+	merged = append(merged, m.added[j:]...)
+	m.sorted, m.added = merged, m.added[:0]
 }
 
 func cloneKV(kv KeyValue) KeyValue {
@@ -126,6 +150,7 @@ func (m *memory) Range(ctx context.Context, req RangeRequest) (RangeResponse, er
 	}
 	from := max(req.Prefix, req.Start)
 	resp := RangeResponse{Revision: rev, KVs: []KeyValue{}}
+	m.sortKeys()
 	for i := sort.SearchStrings(m.sorted, from); i < len(m.sorted); i++ {
 		k := m.sorted[i]
 		if !strings.HasPrefix(k, req.Prefix) {
@@ -241,8 +266,10 @@ func (m *memory) Txn(ctx context.Context, txn Txn) (TxnResponse, error) {
 	// It changed something: it commits as one new revision.
 	for _, k := range changed {
 		if _, ok := m.keys[k]; !ok {
-			i, _ := slices.BinarySearch(m.sorted, k)
-			m.sorted = slices.Insert(m.sorted, i, k)
+			// Sorted in when a read needs the order: inserting each new
+			// key into the sorted slice moved all the keys after it, a
+			// quadratic cost for the creates of a benchmark.
+			m.added = append(m.added, k)
 		}
 		m.keys[k] = append(m.keys[k], mine[k])
 	}
@@ -291,6 +318,7 @@ func (m *memory) Compact(ctx context.Context, revision int64) error {
 		return fmt.Errorf("%w: compact at %d, store at %d", ErrFutureRevision, revision, m.rev)
 	}
 	m.compacted = revision
+	m.sortKeys()
 	sorted := m.sorted[:0]
 	for _, k := range m.sorted {
 		h := m.keys[k]
@@ -412,6 +440,7 @@ func (m *memory) Snapshot(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	snap := memSnapshot{Format: memSnapshotFormat, Revision: m.rev, KVs: []KeyValue{}}
+	m.sortKeys()
 	for _, k := range m.sorted {
 		if kv, ok := m.at(k, m.rev); ok {
 			snap.KVs = append(snap.KVs, kv)
