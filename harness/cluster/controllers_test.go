@@ -338,15 +338,23 @@ func TestRunGatedControllersAsKubeControllerManager(t *testing.T) {
 		t.Fatalf("pods controlled by replicaset web: %v after 30s, want %d", got, want)
 	}
 	countPods(2)
-	o, err := admin.Get(ctx, rsKind, "default", "web")
-	if err != nil {
-		t.Fatalf("admin: Get(replicaset web) = %v", err)
-	}
+	// The controller writes the ReplicaSet's status meanwhile: a Conflict
+	// means read again and write again, as kubectl scale would.
 	one := int32(1)
-	scaled := api.DeepCopy(o.(*api.ReplicaSet))
-	scaled.Spec.Replicas = &one
-	if _, err := admin.Update(ctx, scaled); err != nil {
-		t.Fatalf("admin: Update(replicaset web, replicas 1) = %v", err)
+	for try := 1; ; try++ {
+		o, err := admin.Get(ctx, rsKind, "default", "web")
+		if err != nil {
+			t.Fatalf("admin: Get(replicaset web) = %v", err)
+		}
+		scaled := api.DeepCopy(o.(*api.ReplicaSet))
+		scaled.Spec.Replicas = &one
+		_, err = admin.Update(ctx, scaled)
+		if err == nil {
+			break
+		}
+		if client.CodeOf(err) != http.StatusConflict || try == 10 {
+			t.Fatalf("admin: Update(replicaset web, replicas 1), try %d = %v", try, err)
+		}
 	}
 	countPods(1)
 

@@ -282,7 +282,8 @@ func describePanic(r any, stack []byte) string {
 // a work queue, an event recorder: a goroutine's "created by" line names
 // only the function that said go, here the harness's, so these are found
 // by their own frames; no suite runs them itself). ImplementationFrame
-// finds a frame in them. A step that started an implementation's loop
+// finds a frame in them; those running the implementation's own code
+// come first. A step that started an implementation's loop
 // and ended it wants none left; the remote program answers the same
 // question for the grader.
 func ImplementationGoroutines() []string {
@@ -295,13 +296,18 @@ func ImplementationGoroutines() []string {
 		}
 		buf = make([]byte, 2*len(buf))
 	}
-	var out []string
+	// The goroutines running the implementation's own code come first: a
+	// message that shows one shows the learner's line, not the runtime's.
+	var own, harness []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if ImplementationFrame(g) != "" {
-			out = append(out, g)
+		switch {
+		case frameIn(g, "/exercises/", "/solutions/") != "":
+			own = append(own, g)
+		case ImplementationFrame(g) != "":
+			harness = append(harness, g)
 		}
 	}
-	return out
+	return append(own, harness...)
 }
 
 // ImplementationFrame finds the first stack frame in a non-test file of an
