@@ -12,7 +12,7 @@ import (
 // replica_set_utils.go) with the observed generation that
 // updateReplicaSetStatus sets. TerminatingReplicas is left as rs has it
 // (upstream counts terminating pods there only behind the
-// DeploymentPodReplacementPolicy feature gate).
+// DeploymentReplicaSetTerminatingReplicas feature gate).
 func Status(rs *api.ReplicaSet, pods []*api.Pod, manageErr error, now time.Time) api.ReplicaSetStatus {
 	// A copy that shares nothing with rs: the caller may write it back.
 	status := rs.Status
