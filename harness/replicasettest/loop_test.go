@@ -123,9 +123,12 @@ var plantedBugs = map[string]plantedBug{
 	// The status written after every sync, changed or not.
 	"status-every-sync": {
 		edits: []edit{{"sync.go", "if rs.Status.Replicas == status.Replicas &&", "if false && rs.Status.Replicas == status.Replicas &&"}},
-		// Each write wakes another sync, which writes again: step 09
-		// waits for a ReplicaSet to settle, and it never does.
-		fails: []string{"09-adopt-release", "14-status-updates"},
+		// Step 14 asks for no write after a sync that changed nothing.
+		// Each write also wakes another sync, which writes again, so
+		// step 09, which waits for a ReplicaSet to settle, usually sees
+		// it never does; but CI once saw it settle between two writes.
+		fails: []string{"14-status-updates"},
+		racy:  []string{"09-adopt-release"},
 	},
 	// A key handed to a second worker while the first still syncs it.
 	"two-workers-one-key": {
