@@ -127,6 +127,27 @@ func TestRunControllersNotDoneNilOrFailing(t *testing.T) {
 	}
 }
 
+// A controller's New that panics is a *NotDoneError naming that
+// controller's exercise, not the first one's, when the manager is made
+// with NewController.
+func TestRunNewControllerNamesItsExercise(t *testing.T) {
+	fake := newFakeAPIServer(&events{})
+	close(fake.ready)
+	p := Parts{APIServer: func(storage.Store) http.Handler { return fake }, ControllersFrom: "exercises/07-replicaset"}
+	stopped := make(chan string, 1)
+	p.Controllers = func(client.Interface) Component {
+		return ControllerManager{
+			NewController("replicaset-controller", "exercises/07-replicaset", func() Component { return blocking{stopped} }),
+			NewController("garbage-collector-controller", "exercises/08-garbagecollector", func() Component { panic("not implemented: New") }),
+		}
+	}
+	err := Run(context.Background(), p, Options{DataDir: t.TempDir()})
+	var nd *NotDoneError
+	if !errors.As(err, &nd) || nd.From != "exercises/08-garbagecollector" || nd.What != "exercises/08-garbagecollector: New" || !nd.NotImplemented() {
+		t.Errorf("Run with a garbage collector whose New panics \"not implemented\" = %v, want a *NotDoneError from exercises/08-garbagecollector: New", err)
+	}
+}
+
 // tinyReplicaSet makes the calls a ReplicaSet controller makes, and
 // nothing more, so that the controller manager's wiring and identity
 // are tested on their own (exercise 07's New is the real one): on every

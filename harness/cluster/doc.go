@@ -41,7 +41,9 @@
 //  6. The controller manager (ControllerManager): the controllers run
 //     side by side as kube-controller-manager, and one that fails stops
 //     the others and, through its error, the cluster; exercise 07's
-//     ReplicaSet controller is the first.
+//     ReplicaSet controller is the first, exercise 08's garbage
+//     collector the second (NewController says which exercise a New
+//     that panics belongs to).
 //  7. Main: the program's command line, `serve` and `restore`, with
 //     messages that say what to do (a part that panics "not implemented"
 //     names its exercise; a corrupt or busy store and a port in use are

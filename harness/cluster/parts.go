@@ -49,9 +49,11 @@ type Parts struct {
 	Scheduler func(client.Interface) Component
 	// Controllers runs the controller manager's reconcilers (issue 13),
 	// as kube-controller-manager: a ControllerManager with exercise 07's
-	// ReplicaSet controller around exercise 01's Plan (and, with the
-	// exercises after it, the others). Absent: a ReplicaSet makes no
-	// pods, a Deployment no ReplicaSet.
+	// ReplicaSet controller around exercise 01's Plan and exercise 08's
+	// garbage collector (and, with the exercises after them, the
+	// others), each made with NewController. Absent: a ReplicaSet makes
+	// no pods, a Deployment no ReplicaSet, and deleting an owner leaves
+	// its dependents.
 	Controllers func(client.Interface) Component
 	// Kubelet runs the pods bound to node (issue 14); the cluster starts
 	// one per --nodes, named node-1 to node-N. Absent: pods are bound
@@ -63,7 +65,8 @@ type Parts struct {
 
 	// StoreFrom, APIServerFrom, PipelineFrom, SchedulerFrom and
 	// ControllersFrom say where the parts come from
-	// ("exercises/03-store"), for messages.
+	// ("exercises/03-store"), for messages; ControllersFrom names the
+	// first controller's exercise (NewController names each one's).
 	StoreFrom, APIServerFrom, PipelineFrom, SchedulerFrom, ControllersFrom string
 	// NotDone is what to do when a part panics "not implemented", said
 	// after "DIR is not done yet: ".

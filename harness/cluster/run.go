@@ -85,6 +85,10 @@ var ErrPortInUse = errors.New("cluster: the address is in use (is another cluste
 func call[T any](dir, part string, f func() (T, error)) (v T, err error) {
 	defer func() {
 		if p := recover(); p != nil {
+			if nd, ok := p.(*NotDoneError); ok {
+				err = nd // a part's own (NewController)
+				return
+			}
 			err = &NotDoneError{What: from(dir, part) + ": " + part, From: dir, Panic: fmt.Sprint(p)}
 		}
 	}()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubekata/kubekata/harness/api"
 	"github.com/kubekata/kubekata/harness/framework"
+	"github.com/kubekata/kubekata/harness/gc"
 	"github.com/kubekata/kubekata/harness/reconciletest"
 	"github.com/kubekata/kubekata/harness/replicasettest"
 	"github.com/kubekata/kubekata/harness/schedulertest"
@@ -18,6 +19,7 @@ import (
 	reconcile "github.com/kubekata/kubekata/solutions/01-reconcile"
 	scheduler "github.com/kubekata/kubekata/solutions/06-scheduler"
 	replicaset "github.com/kubekata/kubekata/solutions/07-replicaset"
+	garbagecollector "github.com/kubekata/kubekata/solutions/08-garbagecollector"
 )
 
 // The Plan round trip through the learner's program, beside the same call
@@ -222,4 +224,87 @@ func TestReplicaSet(t *testing.T) {
 	default:
 		t.Skip("runs for TestReplicaSetSuiteTiming only")
 	}
+}
+
+// One Decide call through the learner's program beside the same call in
+// process, on an item with n owners (solid, gone, replaced and waiting in
+// turn) and n dependents.
+
+func BenchmarkDecideInProcess10(b *testing.B) { benchDecide(b, nil, 10) }
+func BenchmarkDecideRemote10(b *testing.B) {
+	p, _ := fakeB(b, "gcsol")
+	benchDecide(b, p, 10)
+}
+func BenchmarkDecideInProcess100(b *testing.B) { benchDecide(b, nil, 100) }
+func BenchmarkDecideRemote100(b *testing.B) {
+	p, _ := fakeB(b, "gcsol")
+	benchDecide(b, p, 100)
+}
+
+func benchDecide(b *testing.B, p *Program, n int) {
+	decide := garbagecollector.Decide
+	if p != nil {
+		decide = GC(p).Decide
+	}
+	item := gcItem("web")
+	in := gc.Input{Owners: []*gc.Item{}, Dependents: []gc.Item{}}
+	for i := range n {
+		o := gcItem(fmt.Sprintf("owner-%d", i))
+		item.OwnerReferences = append(item.OwnerReferences, gcItem("web", o).OwnerReferences...)
+		switch i % 4 {
+		case 1:
+			o = nil
+		case 2:
+			o.UID += "-new"
+		case 3:
+			deleting(o, t0, api.FinalizerDeleteDependents)
+		}
+		in.Owners = append(in.Owners, o)
+	}
+	for i := range n {
+		in.Dependents = append(in.Dependents, *gcItem(fmt.Sprintf("dep-%d", i), item))
+	}
+	in.Item = *item
+	want := decide(in) // starts the program outside the timing
+	if len(want.RemoveOwners) == 0 {
+		b.Fatalf("Decide(web, %d owners) = %+v, want owners removed", n, want)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if got := decide(in); len(got.RemoveOwners) != len(want.RemoveOwners) {
+			b.Fatalf("Decide(web, %d owners) removed %d, want %d", n, len(got.RemoveOwners), len(want.RemoveOwners))
+		}
+	}
+}
+
+// Exercise 08's whole suite (the pure steps and the loop's) through the
+// program beside the same suite in process, a process each as for
+// exercise 07's (TestReplicaSetSuiteTiming). It runs beside the
+// benchmarks only:
+//
+//	go test -run TestGCSuiteTiming -bench Decide -v ./harness/remote/
+func TestGCSuiteTiming(t *testing.T) {
+	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
+		t.Skip("a measurement: runs with -bench")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rounds = 3
+	took := map[string]time.Duration{}
+	for _, side := range []string{"in process", "through the program"} {
+		for range rounds {
+			cmd := exec.Command(exe, "-test.run", "^TestGarbageCollector$", "-test.count=1", "-test.v")
+			cmd.Env = append(os.Environ(), envTimingSide+"="+side)
+			start := time.Now()
+			out, err := cmd.CombinedOutput()
+			took[side] += time.Since(start) / rounds
+			if err != nil || !strings.Contains(string(out), "--- PASS: TestGarbageCollector/14-stops") {
+				t.Fatalf("the suite %s: %v\n%s", side, err, out)
+			}
+		}
+	}
+	in, remote := took["in process"], took["through the program"]
+	t.Logf("exercise 08's suite, steps 01-14, a process each: %v in process, %v through the program (%.1fx), mean of %d rounds", in.Round(time.Millisecond), remote.Round(time.Millisecond), float64(remote)/float64(in), rounds)
 }

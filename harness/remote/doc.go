@@ -59,6 +59,13 @@
 //     the program, as the learner's code cannot take an error there: the
 //     Plan is empty, Now the zero time, After never fires, and each says
 //     so on the program's stderr, which the grader shows.
+//     GCService (exercise 08): Classify and Decide as pure calls (their
+//     arguments are values: a change the call made reaches the caller
+//     only through the maps, slice elements and pointers it shares with
+//     them, as in one process); New's collector is a handle over the
+//     grader's client, with its kinds as the resources they name and
+//     the grader's Clock reached back, and Run a call that stays open
+//     while the grader's ctx lives, as the ReplicaSet controller's.
 //  2. Speaks one protocol over unix sockets (abstract ones on Linux, so
 //     that nothing is left on disk by a grader that dies): the grader
 //     creates the program's listeners and hands them over as inherited
@@ -68,7 +75,7 @@
 //     it, the JSON of the arguments or the result, or the raw bytes of a
 //     snapshot or restore. Data crosses as the
 //     JSON the apiserver would send (pods, selectors, key-values); beside
-//     it, exercise 07's pure calls carry what that JSON loses and a suite
+//     it, exercise 07's and 08's pure calls carry what that JSON loses and a suite
 //     sees in one process (exact.go): api.Time finer than the second, and
 //     the memory a result shares with its arguments; errors
 //     cross as their text, the storage and context sentinels they wrap
@@ -80,7 +87,7 @@
 //     them (at most 128 ahead), so a store still sees a watcher that stops
 //     reading and ends it with storage.ErrSlowWatcher.
 //  3. Gives the suites clients with their constructors' exact types: Plan,
-//     Labels, Opener, NewAPIServer, Admission, Scheduler and ReplicaSet, over a Program that starts
+//     Labels, Opener, NewAPIServer, Admission, Scheduler, ReplicaSet and GC, over a Program that starts
 //     $KATA_IMPL on the first call, starts a fresh one after it died, and
 //     kills and reaps every one it started when the test ends (FromEnv
 //     registers that with t.Cleanup). The environment passes through, so

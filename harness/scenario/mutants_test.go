@@ -275,6 +275,9 @@ func TestReplicaSetScenariosCatchPlantedBugs(t *testing.T) {
 	for dir, set := range map[string]func(string){
 		"05-admission": func(p string) { w.Pipeline = p },
 		"06-scheduler": func(p string) { w.Scheduler = p },
+		// The collector's scenarios need 07 too: they run here, with
+		// the reference collector, and pass whatever 07's bug.
+		"08-garbagecollector": func(p string) { w.GC = p },
 	} {
 		if _, err := os.Stat(filepath.Join(root, "solutions", dir)); err == nil {
 			set(m + "/solutions/" + dir)

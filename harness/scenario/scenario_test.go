@@ -37,7 +37,8 @@ var reference = sync.OnceValues(func() (string, error) {
 	// harness/protoedge exists, the request pipeline once
 	// solutions/05-admission does, the scheduler once
 	// solutions/06-scheduler does, the controllers once
-	// solutions/07-replicaset does.
+	// solutions/07-replicaset does, the garbage collector once
+	// solutions/08-garbagecollector does.
 	w := program.Wiring{
 		Store:     m + "/solutions/03-store",
 		APIServer: m + "/solutions/04-apiserver",
@@ -53,6 +54,9 @@ var reference = sync.OnceValues(func() (string, error) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "solutions", "07-replicaset")); err == nil {
 		w.ReplicaSet, w.Reconcile = m+"/solutions/07-replicaset", m+"/solutions/01-reconcile"
+	}
+	if _, err := os.Stat(filepath.Join(root, "solutions", "08-garbagecollector")); err == nil {
+		w.GC = m + "/solutions/08-garbagecollector"
 	}
 	return bin, program.Build(ctx, root, w, bin)
 })

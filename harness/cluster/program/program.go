@@ -61,8 +61,16 @@ type Wiring struct {
 	// exercise 01's Plan (a replicas.Func): the controller manager runs
 	// the ReplicaSet controller with Options.Plan = Plan, as
 	// kube-controller-manager. Both or neither: "" for both runs no
-	// controllers, and a ReplicaSet makes no pods.
+	// ReplicaSet controller, and a ReplicaSet makes no pods.
 	ReplicaSet, Reconcile string
+
+	// GC is the import path of the package with
+	// New(client.Interface, gc.Options) gc.Controller (exercise 08's
+	// New): the controller manager runs the garbage collector with the
+	// default options, beside the ReplicaSet controller or alone. "":
+	// deleting an owner leaves its dependents, and a Foreground or
+	// Orphan deletion never ends.
+	GC string
 
 	// Later: the other controllers, Kubelet and Proxy import paths
 	// (issues 13 to 15).
@@ -117,7 +125,11 @@ func (w Wiring) Source() ([]byte, error) {
 		fmt.Fprintf(&b, "\treconcile %q\n", w.Reconcile)
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/replicas")
 	}
-	if w.Scheduler != "" || w.ReplicaSet != "" {
+	if w.GC != "" {
+		fmt.Fprintf(&b, "\tgarbagecollector %q\n", w.GC)
+		fmt.Fprintf(&b, "\t%q\n", m+"/harness/gc")
+	}
+	if w.Scheduler != "" || w.ReplicaSet != "" || w.GC != "" {
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/client")
 	}
 	fmt.Fprintf(&b, "\t%q\n", m+"/harness/cluster")
@@ -148,13 +160,24 @@ func (w Wiring) Source() ([]byte, error) {
 		b.WriteString("\t\tScheduler: func(c client.Interface) cluster.Component { return scheduler.New(c, framework.Options{}) },\n")
 		fmt.Fprintf(&b, "\t\tSchedulerFrom: %s,\n", strconv.Quote(w.from(w.Scheduler)))
 	}
-	if w.ReplicaSet != "" {
-		// The controller manager's list grows with exercises 08 to 11.
+	if w.ReplicaSet != "" || w.GC != "" {
+		// The controller manager's list grows with exercises 09 to 11;
+		// each New through cluster.NewController, so that one that
+		// panics is named.
 		b.WriteString("\t\tControllers: func(c client.Interface) cluster.Component {\n")
 		b.WriteString("\t\t\treturn cluster.ControllerManager{\n")
-		b.WriteString("\t\t\t\t{Name: replicas.ControllerName, Component: replicaset.New(c, replicas.Options{Plan: reconcile.Plan})},\n")
+		first := w.GC
+		if w.ReplicaSet != "" {
+			first = w.ReplicaSet
+			fmt.Fprintf(&b, "\t\t\t\tcluster.NewController(replicas.ControllerName, %s, func() cluster.Component { return replicaset.New(c, replicas.Options{Plan: reconcile.Plan}) }),\n",
+				strconv.Quote(w.from(w.ReplicaSet)))
+		}
+		if w.GC != "" {
+			fmt.Fprintf(&b, "\t\t\t\tcluster.NewController(gc.ControllerName, %s, func() cluster.Component { return garbagecollector.New(c, gc.Options{}) }),\n",
+				strconv.Quote(w.from(w.GC)))
+		}
 		b.WriteString("\t\t\t}\n\t\t},\n")
-		fmt.Fprintf(&b, "\t\tControllersFrom: %s,\n", strconv.Quote(w.from(w.ReplicaSet)))
+		fmt.Fprintf(&b, "\t\tControllersFrom: %s,\n", strconv.Quote(w.from(first)))
 	}
 	fmt.Fprintf(&b, "\t\tNotDone: %s,\n", strconv.Quote(notDone))
 	b.WriteString("\t})\n}\n")

@@ -42,8 +42,20 @@ func TestSourceImportsOnlyWhatItIsAsked(t *testing.T) {
 			[]string{"admission", "Pipeline", "replicas", "Controllers"}},
 		{"controllers", Wiring{APIServer: m + "/solutions/04-apiserver", ReplicaSet: m + "/exercises/07-replicaset", Reconcile: m + "/exercises/01-reconcile"},
 			[]string{`replicaset "` + m + `/exercises/07-replicaset"`, `reconcile "` + m + `/exercises/01-reconcile"`, `"` + m + `/harness/replicas"`, `"` + m + `/harness/client"`,
-				"{Name: replicas.ControllerName, Component: replicaset.New(c, replicas.Options{Plan: reconcile.Plan})},", `ControllersFrom: "exercises/07-replicaset"`},
+				`cluster.NewController(replicas.ControllerName, "exercises/07-replicaset", func() cluster.Component { return replicaset.New(c, replicas.Options{Plan: reconcile.Plan}) }),`, `ControllersFrom: "exercises/07-replicaset"`},
+			[]string{"scheduler", "framework", "garbagecollector", "harness/gc"}},
+		{"controllers and the garbage collector", Wiring{APIServer: m + "/solutions/04-apiserver", ReplicaSet: m + "/solutions/07-replicaset", Reconcile: m + "/solutions/01-reconcile",
+			GC: m + "/exercises/08-garbagecollector"},
+			[]string{`garbagecollector "` + m + `/exercises/08-garbagecollector"`, `"` + m + `/harness/gc"`,
+				`cluster.NewController(replicas.ControllerName, "solutions/07-replicaset", func() cluster.Component { return replicaset.New(c, replicas.Options{Plan: reconcile.Plan}) }),`,
+				`cluster.NewController(gc.ControllerName, "exercises/08-garbagecollector", func() cluster.Component { return garbagecollector.New(c, gc.Options{}) }),`,
+				`ControllersFrom: "solutions/07-replicaset"`},
 			[]string{"scheduler", "framework"}},
+		{"the garbage collector alone", Wiring{APIServer: m + "/solutions/04-apiserver", GC: m + "/solutions/08-garbagecollector"},
+			[]string{`garbagecollector "` + m + `/solutions/08-garbagecollector"`, `"` + m + `/harness/gc"`, `"` + m + `/harness/client"`,
+				`cluster.NewController(gc.ControllerName, "solutions/08-garbagecollector", func() cluster.Component { return garbagecollector.New(c, gc.Options{}) }),`,
+				`ControllersFrom: "solutions/08-garbagecollector"`},
+			[]string{"replicas", "reconcile", "scheduler"}},
 	} {
 		src, err := tc.w.Source()
 		if err != nil {

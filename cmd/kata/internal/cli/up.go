@@ -30,10 +30,12 @@ import (
 // (06) is, pending pods are bound to nodes (Node objects applied by
 // hand until the kubelet); once the ReplicaSet controller (07) and the
 // Plan it carries out (01) both are, the controller manager runs it as
-// kube-controller-manager, and a ReplicaSet keeps its pods. Before it
-// builds, it
-// prints one table of the parts: where each comes from, and what a user
-// will see because one is absent.
+// kube-controller-manager, and a ReplicaSet keeps its pods; once the
+// garbage collector (08) is, the controller manager runs it too (beside
+// the ReplicaSet controller or alone), and deleting an owner deletes or
+// orphans its dependents. Before it builds, it prints one table of the
+// parts: where each comes from, and what a user will see because one is
+// absent.
 //
 // kata never imports exercises/ or solutions/ (DESIGN rule 8): up only
 // chooses the wiring (program.Wiring: which package provides which
@@ -63,6 +65,9 @@ const (
 	// the controllers run when both are finished.
 	reconcileID  = "01-reconcile"
 	replicasetID = "07-replicaset"
+	// The garbage collector (08) runs in the controller manager too,
+	// with or without the ReplicaSet controller.
+	gcID = "08-garbagecollector"
 )
 
 // beyondLoopback: without the pipeline the apiserver authenticates no one.
@@ -240,7 +245,8 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 		pipeline:   isDir(filepath.Join(root, "solutions", pipelineID)),
 		scheduler:  isDir(filepath.Join(root, "solutions", schedulerID)),
 		reconcile:  isDir(filepath.Join(root, "solutions", reconcileID)),
-		replicaset: isDir(filepath.Join(root, "solutions", replicasetID))}
+		replicaset: isDir(filepath.Join(root, "solutions", replicasetID)),
+		gc:         isDir(filepath.Join(root, "solutions", gcID))}
 	if reference {
 		base = "solutions"
 		if !hasSolutions {
@@ -263,6 +269,9 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 		w.ReplicaSet = importPath(base + "/" + replicasetID)
 		w.Reconcile = importPath(base + "/" + reconcileID)
 	}
+	if done.gc {
+		w.GC = importPath(base + "/" + gcID)
+	}
 	for _, id := range []string{storeID, apiserverID} {
 		if id == storeID && (!storeDone || etcd) {
 			continue
@@ -283,8 +292,11 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 // finished says which of the optional parts the cluster runs.
 type finished struct {
 	store, pipeline, scheduler bool
-	// reconcile and replicaset: the controllers run when both are.
+	// reconcile and replicaset: the ReplicaSet controller runs when both
+	// are.
 	reconcile, replicaset bool
+	// gc: the garbage collector runs.
+	gc bool
 }
 
 // upFinished decides which of the learner's parts the cluster runs: it
@@ -292,17 +304,18 @@ type finished struct {
 // (without it the cluster runs on the in-memory store, and it says so
 // unless the store is on etcd), whether the pipeline is (without it the
 // cluster has no authentication, and stays on loopback), whether the
-// scheduler is (without it pods stay Pending) and whether the ReplicaSet
+// scheduler is (without it pods stay Pending), whether the ReplicaSet
 // controller and exercise 01's Plan are (without both, a ReplicaSet
-// makes no pods). A part is finished when all its steps pass, as kata
-// next and kata list say.
+// makes no pods) and whether the garbage collector is (without it,
+// deleting an owner leaves its dependents). A part is finished when all
+// its steps pass, as kata next and kata list say.
 func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, error) {
 	l, err := newLearner(env)
 	if err != nil {
 		return finished{}, err
 	}
 	var exs []*course.Exercise
-	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID, reconcileID, replicasetID} {
+	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID, reconcileID, replicasetID, gcID} {
 		e, err := l.exercise(id)
 		if id != storeID && id != apiserverID {
 			if err != nil || !isDir(filepath.Join(root, e.ExerciseDir())) {
@@ -331,6 +344,8 @@ func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, 
 			done.reconcile = r.Done()
 		case replicasetID:
 			done.replicaset = r.Done()
+		case gcID:
+			done.gc = r.Done()
 		}
 	}
 	if !apiserver.Done() {
@@ -362,8 +377,8 @@ type futurePart struct {
 // futureParts are the parts after the apiserver, with what a user sees
 // while each is absent (DESIGN: the cluster says what is missing).
 var futureParts = []futurePart{
-	{"kubelet", "kubelet", "08", "pods are bound but never start"},
-	{"kube-proxy", "proxy", "09", "Services do not forward"},
+	{"kubelet", "kubelet", "09", "pods are bound but never start"},
+	{"kube-proxy", "proxy", "10", "Services do not forward"},
 }
 
 // printParts prints one table: each part, where it comes from, and what
@@ -405,7 +420,7 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 	switch {
 	case w.ReplicaSet != "":
 		rows = append(rows, row{"controllers", rel(w.ReplicaSet) + " + " + rel(w.Reconcile),
-			"a ReplicaSet keeps its pods (Deployments and garbage collection come with the next exercises)"})
+			"a ReplicaSet keeps its pods (Deployments come with a later exercise)"})
 	case inCourse(replicasetID):
 		var missing []string
 		for _, m := range []struct {
@@ -419,6 +434,18 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 		rows = append(rows, row{"controllers", "absent (" + strings.Join(missing, " and ") + " not finished)", "a ReplicaSet makes no pods"})
 	default:
 		rows = append(rows, row{"controllers", "absent (not in the course yet)", "a ReplicaSet makes no pods"})
+	}
+	// Without the collector the apiserver still marks an owner deleted
+	// in the foreground or orphaning, but nothing ever removes its
+	// finalizer.
+	const noGC = "deleting an owner leaves its dependents; kubectl delete --cascade=foreground or orphan never ends"
+	switch {
+	case w.GC != "":
+		rows = append(rows, row{"garbage collector", rel(w.GC), "deleting an owner deletes its dependents (--cascade=background, foreground) or orphans them (--cascade=orphan)"})
+	case inCourse(gcID):
+		rows = append(rows, row{"garbage collector", "absent (08 not finished)", noGC})
+	default:
+		rows = append(rows, row{"garbage collector", "absent (not in the course yet)", noGC})
 	}
 	for _, f := range futureParts {
 		from := "absent (not in the course yet)"
@@ -447,7 +474,7 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 func buildCluster(env *Env, root, cmd string, w program.Wiring, bin string) error {
 	rel := func(path string) string { return strings.TrimPrefix(path, course.ModulePath+"/") }
 	var with []string
-	for _, p := range []string{w.Pipeline, w.Scheduler, w.ReplicaSet, w.Reconcile} {
+	for _, p := range []string{w.Pipeline, w.Scheduler, w.ReplicaSet, w.Reconcile, w.GC} {
 		if p != "" {
 			with = append(with, rel(p))
 		}

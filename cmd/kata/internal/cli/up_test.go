@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -93,10 +94,11 @@ func TestUpReference(t *testing.T) {
 
 	url, stop := start()
 	kubeconfig := filepath.Join(data, "kubeconfig")
-	for _, row := range []string{"    store        solutions/03-store", "    apiserver    solutions/04-apiserver", "    pipeline     solutions/05-admission", "    scheduler    solutions/06-scheduler",
-		"    controllers  solutions/07-replicaset + solutions/01-reconcile"} {
-		if !strings.Contains(lastStderr.String(), row+" ") {
-			t.Errorf("kata up --reference printed no row %q in its table of parts; stderr:\n%s", row, lastStderr.String())
+	for _, row := range [][2]string{{"store", "solutions/03-store"}, {"apiserver", "solutions/04-apiserver"}, {"pipeline", "solutions/05-admission"}, {"scheduler", "solutions/06-scheduler"},
+		{"controllers", "solutions/07-replicaset + solutions/01-reconcile"}, {"garbage collector", "solutions/08-garbagecollector"}} {
+		re := regexp.MustCompile(`(?m)^    ` + regexp.QuoteMeta(row[0]) + ` +` + regexp.QuoteMeta(row[1]) + ` `)
+		if !re.MatchString(lastStderr.String()) {
+			t.Errorf("kata up --reference printed no row %q from %q in its table of parts; stderr:\n%s", row[0], row[1], lastStderr.String())
 		}
 	}
 	if _, err := os.Stat(kubeconfig); err != nil {
@@ -148,7 +150,7 @@ func TestUpReference(t *testing.T) {
 		t.Fatalf("creating a pod through kata up's apiserver: %v", err)
 	}
 	// The reference has exercise 06's scheduler: once a node exists (an
-	// object the admin creates until the kubelet, 08), the pod is bound.
+	// object the admin creates until the kubelet, 09), the pod is bound.
 	if _, err := client.For[*api.Node](client.New(url, admin.Client)).Create(ctx, &api.Node{ObjectMeta: api.ObjectMeta{Name: "node-1"},
 		Status: api.NodeStatus{Allocatable: api.ResourceList{"cpu": quantity(t, "4"), "memory": quantity(t, "32Gi"), "pods": quantity(t, "110")}}}); err != nil {
 		t.Fatalf("creating node-1 through kata up's apiserver: %v", err)
@@ -200,6 +202,33 @@ func TestUpReference(t *testing.T) {
 		case <-tick.C:
 		}
 	}
+	// And exercise 08's garbage collector: the ReplicaSet deleted in the
+	// background, its pods are deleted (bound to node-1 with no kubelet
+	// to stop them, they stay terminating for their grace period).
+	if err := client.New(url, admin.Client).Delete(ctx, rsKind(t), "default", "rs", client.DeleteOptions{PropagationPolicy: ptrTo(api.DeletePropagationBackground)}); err != nil {
+		t.Fatalf("deleting ReplicaSet rs in the background through kata up's apiserver: %v", err)
+	}
+	live := func() int {
+		l, _, err := pods.List(ctx, "default", client.ListOptions{LabelSelector: "app=rs"})
+		if err != nil {
+			return -1
+		}
+		n := 0
+		for _, p := range l {
+			if p.DeletionTimestamp == nil {
+				n++
+			}
+		}
+		return n
+	}
+	deadline = time.After(30 * time.Second)
+	for live() != 0 {
+		select {
+		case <-deadline:
+			t.Fatalf("kata up --reference: 30s after ReplicaSet rs was deleted in the background, %d of its pods are not being deleted, want 0; stderr:\n%s", live(), lastStderr.String())
+		case <-tick.C:
+		}
+	}
 	if out := stop(); !strings.Contains(out, "stopped") {
 		t.Fatalf("kata up after Ctrl-C printed:\n%s\nwant a line saying it stopped", out)
 	}
@@ -220,6 +249,18 @@ func TestUpReference(t *testing.T) {
 	if err != nil || got.Spec.Containers[0].Image != "nginx:1.27" {
 		t.Fatalf("after a restart: Get(default/web) = %v, %v; want the pod created before the stop", got, err)
 	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// rsKind is the ReplicaSet's kind from the registry.
+func rsKind(t *testing.T) api.Kind {
+	t.Helper()
+	k, ok := api.KindOf(&api.ReplicaSet{})
+	if !ok {
+		t.Fatal("api.KindOf(*api.ReplicaSet) found no kind")
+	}
+	return k
 }
 
 // quantity parses s, failing the test on an error.
