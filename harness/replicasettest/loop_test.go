@@ -2,18 +2,13 @@ package replicasettest_test
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/kubekata/kubekata/harness/api"
 	"github.com/kubekata/kubekata/harness/client"
+	"github.com/kubekata/kubekata/harness/internal/planted"
 	"github.com/kubekata/kubekata/harness/replicas"
 	"github.com/kubekata/kubekata/harness/replicasettest"
 )
@@ -73,319 +68,198 @@ func (l leaky) Run(ctx context.Context) error {
 	return nil
 }
 
-// edit is one change to a file of solutions/07-replicaset: old, which
-// must occur exactly once, becomes new.
-type edit struct{ file, old, new string }
-
-// plantedBug is the reference with edits, and the steps it fails.
-type plantedBug struct {
-	edits []edit
-	// fails are the steps it must fail.
-	fails []string
-	// racy are other steps it may fail or pass, as the goroutines
-	// happen to run (a controller that creates twice does so only when
-	// a second sync comes before the informer catches up): the step that
-	// catches the bug for sure is in fails.
-	racy []string
-}
-
-var plantedBugs = map[string]plantedBug{
+// plantedBugs are the reference with edits (each in a file of
+// solutions/07-replicaset), and the steps each fails. A bug's racy steps
+// are those it may fail or pass as the goroutines happen to run: a
+// controller that creates twice does so only when a second sync comes
+// before the informer catches up.
+var plantedBugs = map[string]planted.Bug{
 	// Expectations never consulted: a sync while the cache is behind
 	// creates (deletes) again.
 	"no-expectations": {
-		edits: []edit{{"sync.go", "needsSync := rc.exp.Satisfied(key, now)", "needsSync := rc.exp.Satisfied(key, now) || true"}},
-		fails: []string{"10-expectations-in-flight", "11-burst"},
-		racy:  []string{"06-create", "07-carry-out-plan", "08-self-heal", "09-adopt-release", "12-slow-start", "13-events", "14-status-updates", "15-workers"},
+		Edits: []planted.Edit{{File: "sync.go", Old: "needsSync := rc.exp.Satisfied(key, now)", New: "needsSync := rc.exp.Satisfied(key, now) || true"}},
+		Fails: []string{"10-expectations-in-flight", "11-burst"},
+		Racy:  []string{"06-create", "07-carry-out-plan", "08-self-heal", "09-adopt-release", "12-slow-start", "13-events", "14-status-updates", "15-workers"},
 	},
 	// BurstReplicas ignored: 600 created in one sync.
 	"burst-ignored": {
-		edits: []edit{{"sync.go", "rc.createPods(ctx, rs, key, min(plan.Create, replicas.BurstReplicas), now)", "rc.createPods(ctx, rs, key, plan.Create, now)"}},
-		fails: []string{"11-burst"},
+		Edits: []planted.Edit{{File: "sync.go", Old: "rc.createPods(ctx, rs, key, min(plan.Create, replicas.BurstReplicas), now)", New: "rc.createPods(ctx, rs, key, plan.Create, now)"}},
+		Fails: []string{"11-burst"},
 	},
 	// No slow start: every create of a sync in one batch.
 	"no-slow-start": {
-		edits: []edit{{"sync.go", "slowStartBatch(n, slowStartInitialBatchSize, ", "slowStartBatch(n, n, "}},
-		fails: []string{"12-slow-start"},
+		Edits: []planted.Edit{{File: "sync.go", Old: "slowStartBatch(n, slowStartInitialBatchSize, ", New: "slowStartBatch(n, n, "}},
+		Fails: []string{"12-slow-start"},
 	},
 	// Every name the plan gives deleted, owned or not.
 	"deletes-unowned": {
-		edits: []edit{{"sync.go", `		if p, ok := mine[n]; ok {
+		Edits: []planted.Edit{{File: "sync.go", Old: `		if p, ok := mine[n]; ok {
 			targets = append(targets, p)
 			delete(mine, n) // a name given twice is deleted once
-		}`, `		p, ok := mine[n]
+		}`, New: `		p, ok := mine[n]
 		if !ok {
 			p = &api.Pod{ObjectMeta: api.ObjectMeta{Name: n, Namespace: rs.Namespace}}
 		}
 		targets = append(targets, p)
 		delete(mine, n)`}},
-		fails: []string{"07-carry-out-plan"},
+		Fails: []string{"07-carry-out-plan"},
 	},
 	// The status written after every sync, changed or not.
 	"status-every-sync": {
-		edits: []edit{{"sync.go", "if rs.Status.Replicas == status.Replicas &&", "if false && rs.Status.Replicas == status.Replicas &&"}},
+		Edits: []planted.Edit{{File: "sync.go", Old: "if rs.Status.Replicas == status.Replicas &&", New: "if false && rs.Status.Replicas == status.Replicas &&"}},
 		// Step 14 asks for no write after a sync that changed nothing.
 		// Each write also wakes another sync, which writes again, so
 		// step 09, which waits for a ReplicaSet to settle, usually sees
 		// it never does; but CI once saw it settle between two writes.
-		fails: []string{"14-status-updates"},
-		racy:  []string{"09-adopt-release"},
+		Fails: []string{"14-status-updates"},
+		Racy:  []string{"09-adopt-release"},
 	},
 	// A key handed to a second worker while the first still syncs it.
 	"two-workers-one-key": {
-		edits: []edit{{"controller.go", "defer rc.queue.Done(key)", "rc.queue.Done(key)"}},
-		fails: []string{"15-workers"},
-		racy:  []string{"06-create", "08-self-heal", "09-adopt-release", "10-expectations-in-flight", "13-events", "14-status-updates"},
+		Edits: []planted.Edit{{File: "controller.go", Old: "defer rc.queue.Done(key)", New: "rc.queue.Done(key)"}},
+		Fails: []string{"15-workers"},
+		Racy:  []string{"06-create", "08-self-heal", "09-adopt-release", "10-expectations-in-flight", "13-events", "14-status-updates"},
 	},
 	// No sync minReadySeconds after a pod became Ready.
 	"no-add-after": {
-		edits: []edit{
-			{"sync.go", "rc.queue.AddAfter(key, time.Duration(rs.Spec.MinReadySeconds)*time.Second)", "_ = time.Duration(0)"},
-			{"controller.go", "rc.queue.AddAfter(objectKey(rs.Namespace, rs.Name), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second)", "_ = time.Duration(0)"},
+		Edits: []planted.Edit{
+			{File: "sync.go", Old: "rc.queue.AddAfter(key, time.Duration(rs.Spec.MinReadySeconds)*time.Second)", New: "_ = time.Duration(0)"},
+			{File: "controller.go", Old: "rc.queue.AddAfter(objectKey(rs.Namespace, rs.Name), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second)", New: "_ = time.Duration(0)"},
 		},
-		fails: []string{"14-status-updates"},
+		Fails: []string{"14-status-updates"},
 	},
 	// Adoption trusts the cache: no fresh read of the ReplicaSet.
 	"no-fresh-read-before-adopting": {
-		edits: []edit{{"sync.go", "if err := rc.canAdopt(ctx, rs); err != nil {", "if err := error(nil); err != nil {"}},
-		fails: []string{"09-adopt-release"},
+		Edits: []planted.Edit{{File: "sync.go", Old: "if err := rc.canAdopt(ctx, rs); err != nil {", New: "if err := error(nil); err != nil {"}},
+		Fails: []string{"09-adopt-release"},
 	},
 	// An orphan counted as adopted, but never written.
 	"adoption-not-written": {
-		edits: []edit{{"sync.go", `	next.OwnerReferences = append(next.OwnerReferences, api.NewControllerRef(rs))
-	o, err := rc.c.Update(ctx, next)`, `	next.OwnerReferences = append(next.OwnerReferences, api.NewControllerRef(rs))
+		Edits: []planted.Edit{{File: "sync.go", Old: `	next.OwnerReferences = append(next.OwnerReferences, api.NewControllerRef(rs))
+	o, err := rc.c.Update(ctx, next)`, New: `	next.OwnerReferences = append(next.OwnerReferences, api.NewControllerRef(rs))
 	var o api.Object = next
 	var err error`}},
-		fails: []string{"09-adopt-release"},
+		Fails: []string{"09-adopt-release"},
 	},
 	// A pod relabelled out never released.
 	"release-not-written": {
-		edits: []edit{{"sync.go", `	next.OwnerReferences = slices.DeleteFunc(next.OwnerReferences, func(r api.OwnerReference) bool { return r.UID == rs.UID })
-	_, err := rc.c.Update(ctx, next)`, `	next.OwnerReferences = slices.DeleteFunc(next.OwnerReferences, func(r api.OwnerReference) bool { return r.UID == rs.UID })
+		Edits: []planted.Edit{{File: "sync.go", Old: `	next.OwnerReferences = slices.DeleteFunc(next.OwnerReferences, func(r api.OwnerReference) bool { return r.UID == rs.UID })
+	_, err := rc.c.Update(ctx, next)`, New: `	next.OwnerReferences = slices.DeleteFunc(next.OwnerReferences, func(r api.OwnerReference) bool { return r.UID == rs.UID })
 	var err error`}},
-		fails: []string{"09-adopt-release"},
+		Fails: []string{"09-adopt-release"},
 	},
 	// Failed, succeeded and terminating pods counted as the
 	// ReplicaSet's.
 	"inactive-pods-counted": {
-		edits: []edit{{"sync.go", "if isPodActive(p) {", "if true || isPodActive(p) {"}},
-		fails: []string{"07-carry-out-plan", "08-self-heal"},
+		Edits: []planted.Edit{{File: "sync.go", Old: "if isPodActive(p) {", New: "if true || isPodActive(p) {"}},
+		Fails: []string{"07-carry-out-plan", "08-self-heal"},
 	},
 	// The system clock instead of Options.Clock.
 	"now-not-from-clock": {
-		edits: []edit{{"sync.go", "now := rc.clock.Now()", "now := time.Now()"}},
-		fails: []string{"07-carry-out-plan", "14-status-updates"},
+		Edits: []planted.Edit{{File: "sync.go", Old: "now := rc.clock.Now()", New: "now := time.Now()"}},
+		Fails: []string{"07-carry-out-plan", "14-status-updates"},
 	},
 	// An unset spec.replicas taken as 0.
 	"replicas-unset-as-zero": {
-		edits: []edit{{"sync.go", "plan := rc.plan(int(desiredReplicas(rs)), values, now)", "plan := rc.plan(func() int {\n\t\tif rs.Spec.Replicas == nil {\n\t\t\treturn 0\n\t\t}\n\t\treturn int(*rs.Spec.Replicas)\n\t}(), values, now)"}},
-		fails: []string{"07-carry-out-plan"},
+		Edits: []planted.Edit{{File: "sync.go", Old: "plan := rc.plan(int(desiredReplicas(rs)), values, now)", New: "plan := rc.plan(func() int {\n\t\tif rs.Spec.Replicas == nil {\n\t\t\treturn 0\n\t\t}\n\t\treturn int(*rs.Spec.Replicas)\n\t}(), values, now)"}},
+		Fails: []string{"07-carry-out-plan"},
 	},
 	// Pod updates ignored: a Failed, relabelled or Ready pod wakes
 	// nobody.
 	"pod-updates-ignored": {
-		edits: []edit{{"controller.go", "OnUpdate: func(old, obj api.Object) { rc.updatePod(old.(*api.Pod), obj.(*api.Pod)) },", "OnUpdate: func(old, obj api.Object) {},"}},
-		fails: []string{"08-self-heal", "14-status-updates"},
+		Edits: []planted.Edit{{File: "controller.go", Old: "OnUpdate: func(old, obj api.Object) { rc.updatePod(old.(*api.Pod), obj.(*api.Pod)) },", New: "OnUpdate: func(old, obj api.Object) {},"}},
+		Fails: []string{"08-self-heal", "14-status-updates"},
 		// A sync still on its way when the pod is relabelled releases it.
-		racy: []string{"09-adopt-release"},
+		Racy: []string{"09-adopt-release"},
 	},
 	// Workers start before the caches are synced.
 	"caches-not-waited-for": {
-		edits: []edit{{"controller.go", "if rc.rsInf.WaitForSync(ctx) != nil || rc.podInf.WaitForSync(ctx) != nil {", "if false {"}},
-		fails: []string{"07-carry-out-plan"},
-		racy:  []string{"06-create", "08-self-heal", "09-adopt-release", "10-expectations-in-flight", "11-burst", "12-slow-start", "13-events", "14-status-updates", "15-workers"},
+		Edits: []planted.Edit{{File: "controller.go", Old: "if rc.rsInf.WaitForSync(ctx) != nil || rc.podInf.WaitForSync(ctx) != nil {", New: "if false {"}},
+		Fails: []string{"07-carry-out-plan"},
+		Racy:  []string{"06-create", "08-self-heal", "09-adopt-release", "10-expectations-in-flight", "11-burst", "12-slow-start", "13-events", "14-status-updates", "15-workers"},
 	},
 	// Run starts without a Plan.
 	"nil-plan-accepted": {
-		edits: []edit{{"controller.go", "if rc.plan == nil {", "if false {"}},
-		fails: []string{"06-create"},
+		Edits: []planted.Edit{{File: "controller.go", Old: "if rc.plan == nil {", New: "if false {"}},
+		Fails: []string{"06-create"},
 	},
 	// A pod already gone when deleted taken for a failure.
 	"delete-not-found-is-an-error": {
-		edits: []edit{{"sync.go", `			if client.IsNotFound(err) {
+		Edits: []planted.Edit{{File: "sync.go", Old: `			if client.IsNotFound(err) {
 				return
 			}
-`, ""}},
-		fails: []string{"07-carry-out-plan"},
+`, New: ""}},
+		Fails: []string{"07-carry-out-plan"},
 	},
 	// A new orphan wakes no ReplicaSet.
 	"orphan-add-ignored": {
-		edits: []edit{{"controller.go", "for _, rs := range rc.matching(pod) {", "for _, rs := range rc.matching(pod)[:0] {"}},
-		fails: []string{"09-adopt-release"},
+		Edits: []planted.Edit{{File: "controller.go", Old: "for _, rs := range rc.matching(pod) {", New: "for _, rs := range rc.matching(pod)[:0] {"}},
+		Fails: []string{"09-adopt-release"},
 	},
 	// One worker, whatever Options.Workers says.
 	"one-worker": {
-		edits: []edit{{"controller.go", "for range rc.workers {", "for range 1 {"}},
-		fails: []string{"15-workers"},
+		Edits: []planted.Edit{{File: "controller.go", Old: "for range rc.workers {", New: "for range 1 {"}},
+		Fails: []string{"15-workers"},
 	},
 	// A status write that failed not tried again in the sync.
 	"status-write-not-retried": {
-		edits: []edit{{"sync.go", "if err == nil || try >= 1 {", "if true {"}},
-		fails: []string{"14-status-updates"},
+		Edits: []planted.Edit{{File: "sync.go", Old: "if err == nil || try >= 1 {", New: "if true {"}},
+		Fails: []string{"14-status-updates"},
 	},
 	// A deleted ReplicaSet's expectations kept: one created again under
 	// its name waits for its predecessor's pods.
 	"deleted-expectations-kept": {
-		edits: []edit{
-			{"controller.go", "\trc.exp.Delete(key)\n\trc.queue.Add(key)", "\trc.queue.Add(key)"},
-			{"sync.go", "\tif !ok {\n\t\trc.exp.Delete(key)\n", "\tif !ok {\n"},
+		Edits: []planted.Edit{
+			{File: "controller.go", Old: "\trc.exp.Delete(key)\n\trc.queue.Add(key)", New: "\trc.queue.Add(key)"},
+			{File: "sync.go", Old: "\tif !ok {\n\t\trc.exp.Delete(key)\n", New: "\tif !ok {\n"},
 		},
-		fails: []string{"10-expectations-in-flight"},
+		Fails: []string{"10-expectations-in-flight"},
 	},
 	// BurstReplicas ignored for deletions.
 	"delete-burst-ignored": {
-		edits: []edit{{"sync.go", "plan.Delete[:min(len(plan.Delete), replicas.BurstReplicas)]", "plan.Delete"}},
-		fails: []string{"11-burst"},
+		Edits: []planted.Edit{{File: "sync.go", Old: "plan.Delete[:min(len(plan.Delete), replicas.BurstReplicas)]", New: "plan.Delete"}},
+		Fails: []string{"11-burst"},
 	},
 	// A pod seen terminating not counted as deleted: the ReplicaSet
 	// waits for it to be gone.
 	"terminating-not-observed": {
-		edits: []edit{{"controller.go", `	if cur.DeletionTimestamp != nil {
+		Edits: []planted.Edit{{File: "controller.go", Old: `	if cur.DeletionTimestamp != nil {
 		rc.deletePod(cur)
 		if labelChanged {
 			rc.deletePod(old)
 		}
 		return
 	}
-`, ""}},
-		fails: []string{"08-self-heal"},
+`, New: ""}},
+		Fails: []string{"08-self-heal"},
 	},
 	// Pod deletions ignored: a deleted pod is not replaced.
 	"pod-deletes-ignored": {
-		edits: []edit{{"controller.go", "OnDelete: func(obj api.Object) { rc.deletePod(obj.(*api.Pod)) },", "OnDelete: func(obj api.Object) {},"}},
-		fails: []string{"07-carry-out-plan", "08-self-heal", "10-expectations-in-flight", "11-burst"},
-		racy:  []string{"13-events"},
+		Edits: []planted.Edit{{File: "controller.go", Old: "OnDelete: func(obj api.Object) { rc.deletePod(obj.(*api.Pod)) },", New: "OnDelete: func(obj api.Object) {},"}},
+		Fails: []string{"07-carry-out-plan", "08-self-heal", "10-expectations-in-flight", "11-burst"},
+		Racy:  []string{"13-events"},
 	},
 }
 
-// solutionDir is the reference the bugs are planted in, from the
-// module's root.
-const solutionDir = "solutions/07-replicaset"
+// loop is where the bugs are planted and how the loop's steps run
+// against them.
+var loop = planted.Config{
+	Root:        filepath.Join("..", ".."),
+	SolutionDir: "solutions/07-replicaset",
+	Test:        "TestReplicaSet",
+	Steps:       loopStepIDs,
+	ChildEnv:    mutantEnv,
+	Noun:        "a ReplicaSet controller",
+	Slots:       2,
+	Timeout:     10 * time.Minute,
+}
 
 // TestLoopCatchesPlantedBugs runs the loop's steps against each planted
 // bug, in a child go test of solutions/07-replicaset with one file (or
 // two) replaced, two children at a time.
-func TestLoopCatchesPlantedBugs(t *testing.T) {
-	if os.Getenv(mutantEnv) != "" {
-		t.Skip("a child process")
-	}
-	if testing.Short() {
-		t.Skip("builds and runs the reference once per planted bug")
-	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, solutionDir)); err != nil {
-		t.Skipf("no %s to plant bugs in: %v", solutionDir, err)
-	}
-	names := make([]string, 0, len(plantedBugs))
-	for n := range plantedBugs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	slots := make(chan struct{}, 2)
-	for _, name := range names {
-		bug := plantedBugs[name]
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			overlay := plant(t, root, bug.edits)
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			defer cancel()
-			run := "^TestReplicaSet$/^(" + strings.Join(loopStepIDs, "|") + ")$"
-			cmd := exec.CommandContext(ctx, "go", "test", "-overlay", overlay, "-count=1", "-v", "-run", run, "./"+solutionDir+"/")
-			cmd.Dir = root
-			cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, mutantEnv+"=") })
-			out, err := cmd.CombinedOutput()
-			var exit *exec.ExitError
-			if err != nil && !errors.As(err, &exit) {
-				t.Fatalf("go test with bug %q planted: %v\n%s", name, err, out)
-			}
-			var failed, passed []string
-			for _, m := range stepLine.FindAllStringSubmatch(string(out), -1) {
-				if m[1] == "FAIL" {
-					failed = append(failed, m[2])
-				} else {
-					passed = append(passed, m[2])
-				}
-			}
-			if len(failed)+len(passed) != len(loopStepIDs) {
-				t.Fatalf("the suite against the reference with bug %q ran %d of the %d loop steps (it may not build); output:\n%s", name, len(failed)+len(passed), len(loopStepIDs), out)
-			}
-			var missed, extra []string
-			for _, s := range bug.fails {
-				if !slices.Contains(failed, s) {
-					missed = append(missed, s)
-				}
-			}
-			for _, s := range failed {
-				if !slices.Contains(bug.fails, s) && !slices.Contains(bug.racy, s) {
-					extra = append(extra, s)
-				}
-			}
-			if len(missed) > 0 || len(extra) > 0 {
-				t.Errorf("the suite against a ReplicaSet controller with bug %q: failed steps %v, want %v failed (and maybe %v), the others passed; missed %v, extra %v; output:\n%s",
-					name, failed, bug.fails, bug.racy, missed, extra, out)
-			}
-		})
-	}
-}
-
-// plant writes the edited files and the overlay that puts them in place
-// of the reference's, and returns the overlay's path.
-func plant(t *testing.T, root string, edits []edit) string {
-	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{}
-	for _, e := range edits {
-		src, ok := files[e.file]
-		if !ok {
-			b, err := os.ReadFile(filepath.Join(root, solutionDir, e.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			src = string(b)
-		}
-		if n := strings.Count(src, e.old); n != 1 {
-			t.Fatalf("%s/%s holds %q %d times, want once: the reference changed; plant the bug anew", solutionDir, e.file, e.old, n)
-		}
-		files[e.file] = strings.Replace(src, e.old, e.new, 1)
-	}
-	replace := map[string]string{}
-	for file, src := range files {
-		planted := filepath.Join(dir, file)
-		if err := os.WriteFile(planted, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		replace[filepath.Join(root, solutionDir, file)] = planted
-	}
-	data, err := json.Marshal(map[string]map[string]string{"Replace": replace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	overlay := filepath.Join(dir, "overlay.json")
-	if err := os.WriteFile(overlay, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return overlay
-}
+func TestLoopCatchesPlantedBugs(t *testing.T) { planted.Check(t, loop, plantedBugs) }
 
 // TestPlantedBugsApply checks, cheaply (also under -short), that every
 // planted bug still finds the line it changes in the reference: a
 // reference rewritten under the bugs fails here first.
-func TestPlantedBugsApply(t *testing.T) {
-	if os.Getenv(mutantEnv) != "" {
-		t.Skip("a child process")
-	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, solutionDir)); err != nil {
-		t.Skipf("no %s to plant bugs in: %v", solutionDir, err)
-	}
-	for name, bug := range plantedBugs {
-		t.Run(name, func(t *testing.T) { plant(t, root, bug.edits) })
-	}
-}
+func TestPlantedBugsApply(t *testing.T) { planted.Apply(t, loop, plantedBugs) }
