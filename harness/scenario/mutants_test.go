@@ -285,3 +285,55 @@ func TestReplicaSetScenariosCatchPlantedBugs(t *testing.T) {
 	}
 	catchPlantedBugs(t, "07-replicaset", plantedReplicaSetBugs, w, map[string]string{"mutantreplicaset": "replicaset.go"})
 }
+
+// The planted bugs of testdata/mutantgc, and the scenarios of exercise 08
+// each must fail.
+var plantedGCBugs = []plantedBug{
+	// The wrapper without a bug: every scenario passes.
+	{"", nil},
+	// The collector's Deletes are dropped: a ReplicaSet deleted in the
+	// background leaves its pods, and one deleted in the foreground never
+	// sees its free pod go.
+	{"no-cascade", []string{"gc_background", "gc_foreground"}},
+	// No dependent blocks its owner's deletion: a ReplicaSet deleted in
+	// the foreground loses its foregroundDeletion finalizer, and goes,
+	// while a finalizer still holds one of its pods.
+	{"ignores-blocking", []string{"gc_foreground"}},
+	// The Updates that remove owner references are dropped: an orphaned
+	// pod keeps its reference to the ReplicaSet, and once the ReplicaSet
+	// is gone the collector finds it dangling and deletes the pod (the
+	// scenario sees one or the other, whichever comes first).
+	{"orphan-keeps-references", []string{"gc_orphan"}},
+}
+
+// Each scenario of exercise 08 fails, at one of its checks, against the
+// reference garbage collector with a bug planted in what the scenario
+// shows, and passes against the others.
+func TestGCScenariosCatchPlantedBugs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts clusters")
+	}
+	for _, dir := range []string{"07-replicaset", "08-garbagecollector"} {
+		if _, err := os.Stat(filepath.Join(root, "solutions", dir)); err != nil {
+			t.Skipf("no solutions/%s (a student copy): no reference collector to plant bugs in, or no controller to make its dependents", dir)
+		}
+	}
+	// As kata up --reference wires it, with the collector planted.
+	m := program.DefaultModule
+	w := program.Wiring{
+		Store:      m + "/solutions/03-store",
+		APIServer:  m + "/solutions/04-apiserver",
+		ReplicaSet: m + "/solutions/07-replicaset",
+		Reconcile:  m + "/solutions/01-reconcile",
+		GC:         m + "/" + internalPkg + "/mutantgc",
+	}
+	for dir, set := range map[string]func(string){
+		"05-admission": func(p string) { w.Pipeline = p },
+		"06-scheduler": func(p string) { w.Scheduler = p },
+	} {
+		if _, err := os.Stat(filepath.Join(root, "solutions", dir)); err == nil {
+			set(m + "/solutions/" + dir)
+		}
+	}
+	catchPlantedBugs(t, "08-garbagecollector", plantedGCBugs, w, map[string]string{"mutantgc": "gc.go"})
+}
