@@ -128,10 +128,19 @@ func (l *callLog) run(ctx context.Context) {
 // which client.IsNotFound and friends still recognise.
 func TestClientMethodsRoundTrip(t *testing.T) {
 	ctx := t.Context()
-	_, remote := reachedBack(t)
+	// One fixed time for both fakes: Bind stamps the PodScheduled
+	// condition with the fake's clock, and two real clocks read a
+	// moment apart may fall on two sides of a second (CI saw 18:37:52
+	// against 18:37:53).
+	at := time.Date(2026, time.December, 4, 18, 37, 52, 0, time.UTC)
+	now := func() time.Time { return at }
+	f, remote := reachedBack(t)
+	f.Now = now
 	got := &callLog{t: t, c: remote}
 	got.run(ctx)
-	want := &callLog{t: t, c: client.NewFake()}
+	inProcess := client.NewFake()
+	inProcess.Now = now
+	want := &callLog{t: t, c: inProcess}
 	want.run(ctx)
 	for i := range want.out {
 		if i >= len(got.out) || got.out[i] != want.out[i] {
