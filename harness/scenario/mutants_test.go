@@ -299,11 +299,9 @@ var plantedGCBugs = []plantedBug{
 	// the foreground loses its foregroundDeletion finalizer, and goes,
 	// while a finalizer still holds one of its pods.
 	{"ignores-blocking", []string{"gc_foreground"}},
-	// The Updates that remove owner references are dropped: an orphaned
-	// pod keeps its reference to the ReplicaSet, and once the ReplicaSet
-	// is gone the collector finds it dangling and deletes the pod (the
-	// scenario sees one or the other, whichever comes first).
-	{"orphan-keeps-references", []string{"gc_orphan"}},
+	// The Update that removes the orphan finalizer is dropped: the
+	// ReplicaSet deleted with --cascade=orphan never goes.
+	{"orphan-finalizer-kept", []string{"gc_orphan"}},
 }
 
 // Each scenario of exercise 08 fails, at one of its checks, against the

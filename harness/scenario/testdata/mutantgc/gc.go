@@ -7,8 +7,8 @@
 // Each bug sits between the collector and the rest: a client that drops
 // the collector's Deletes, shows the collector's informers every owner
 // reference with blockOwnerDeletion false (and holds a dependent's
-// Delete until its owner has stopped waiting), or drops the Updates that
-// remove owner references. It lives under testdata and is compiled only
+// Delete until its owner has stopped waiting), or drops the Update that
+// removes the orphan finalizer. It lives under testdata and is compiled only
 // through go build -overlay (TestGCScenariosCatchPlantedBugs), as
 // harness/scenario/internal/mutantgc: no build, vet or student copy sees
 // it, and the harness never imports solutions/.
@@ -42,11 +42,13 @@ const (
 	// foregroundDeletion finalizer at once; its dependents are deleted
 	// only once it has (see Delete), so that it goes before them.
 	IgnoresBlocking = "ignores-blocking"
-	// OrphanKeepsReferences: an Update that removes owner references is
-	// dropped (it answers as if it were written), so an orphaned
-	// dependent keeps its reference to the owner, and once the owner is
-	// gone the collector finds it dangling and deletes the dependent.
-	OrphanKeepsReferences = "orphan-keeps-references"
+	// OrphanFinalizerKept: an Update that removes the orphan finalizer
+	// is dropped (it answers as if it were written), so an owner deleted
+	// with propagationPolicy Orphan is never released and stays, marked
+	// for deletion, for ever. (An earlier bug here dropped the Updates
+	// that cut owner references instead; CI saw gc_orphan pass against
+	// it once in five runs, and it went.)
+	OrphanFinalizerKept = "orphan-finalizer-kept"
 )
 
 // New is the reference's New with the bug $KATA_SCENARIO_MUTANT names.
@@ -110,14 +112,14 @@ func (m mutant) waitForOwners(ctx context.Context, kind api.Kind, namespace, nam
 // ownersWait bounds waitForOwners.
 const ownersWait = 5 * time.Second
 
-// Update drops, under OrphanKeepsReferences, an update that leaves obj
-// with fewer owner references than the apiserver has.
+// Update drops, under OrphanFinalizerKept, an update that takes the
+// orphan finalizer off an object that has it.
 func (m mutant) Update(ctx context.Context, obj api.Object) (api.Object, error) {
-	if m.bug == OrphanKeepsReferences {
+	if m.bug == OrphanFinalizerKept {
 		if kind, ok := api.KindOf(obj); ok {
 			meta := obj.GetObjectMeta()
 			cur, err := m.Interface.Get(ctx, kind, meta.Namespace, meta.Name)
-			if err == nil && len(meta.OwnerReferences) < len(cur.GetObjectMeta().OwnerReferences) {
+			if err == nil && slices.Contains(cur.GetObjectMeta().Finalizers, api.FinalizerOrphanDependents) && !slices.Contains(meta.Finalizers, api.FinalizerOrphanDependents) {
 				return api.DeepCopy(obj), nil
 			}
 		}
