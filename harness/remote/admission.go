@@ -644,7 +644,7 @@ func Admission(p *Program) admissiontest.Impl {
 // constructor's error (or none, for a nil handle). The call stays open
 // until ctx ends, which ends the learner's ctx in the program.
 func openHandle(ctx context.Context, ep *endpoint, method string, args any) (int64, error) {
-	cc, err := ep.open(ctx, method, args, 0)
+	cc, err := ep.open(ctx, method, args, 0, hangGrace)
 	if err != nil {
 		return 0, &callError{msg: err.Error()}
 	}

@@ -107,8 +107,9 @@
 //     or handler of the dead one keeps failing that way);
 //     - a hang: a call that takes a context (the store's, the apiserver's
 //     and the gate's requests, NewAuthorizer, Authorize, New, the
-//     scheduler's and the controller's Run) honours it, and a program still in the call hangGrace
-//     (2s) after its context ended is killed; a pure function (Plan,
+//     scheduler's and the controllers' Run) honours it, and a program
+//     still in the call hangGrace (2s) after its context ended is killed,
+//     or runGrace (10s, the suites' own wait) for a Run; a pure function (Plan,
 //     Parse, ...) takes no context, so each call has a deadline of its
 //     own, DefaultCallTimeout (5s: half a step's deadline, so the step
 //     still reports it, and far above what any such call needs), after

@@ -257,7 +257,7 @@ func (c *backClock) Now() time.Time {
 // returned, never fires.
 func (c *backClock) After(d time.Duration) <-chan time.Time {
 	ch := make(chan time.Time, 1)
-	cc, err := c.ep.open(context.Background(), "clock.After", clockArgs{ID: c.id, D: d}, 0)
+	cc, err := c.ep.open(context.Background(), "clock.After", clockArgs{ID: c.id, D: d}, 0, hangGrace)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "remote: the grader's clock did not take After(%v): %v\n", d, err)
 		return ch

@@ -550,7 +550,7 @@ func (s *remoteScheduler) Run(ctx context.Context) error {
 // those left make Run's error.
 func runLoop(ctx context.Context, p *Program, pr *proc, run, goroutines string, args any) error {
 	var out errResult
-	if err := pr.endpoint().call(ctx, run, args, &out, 0); err != nil {
+	if err := pr.endpoint().callGrace(ctx, run, args, &out, 0, runGrace); err != nil {
 		return err
 	}
 	err := fromWire(out.Err)

@@ -318,7 +318,7 @@ func (s *remoteStore) Close() error {
 }
 
 func (s *remoteStore) Snapshot(ctx context.Context, w io.Writer) error {
-	cc, err := s.ep.open(ctx, "store.Snapshot", storeArgs{ID: s.id}, 0)
+	cc, err := s.ep.open(ctx, "store.Snapshot", storeArgs{ID: s.id}, 0, hangGrace)
 	if err != nil {
 		return err
 	}
@@ -344,7 +344,7 @@ func (s *remoteStore) Snapshot(ctx context.Context, w io.Writer) error {
 }
 
 func (s *remoteStore) Restore(ctx context.Context, r io.Reader) error {
-	cc, err := s.ep.open(ctx, "store.Restore", storeArgs{ID: s.id}, 0)
+	cc, err := s.ep.open(ctx, "store.Restore", storeArgs{ID: s.id}, 0, hangGrace)
 	if err != nil {
 		return err
 	}
@@ -387,7 +387,7 @@ func (s *remoteStore) Restore(ctx context.Context, r io.Reader) error {
 // with an error, or broke the protocol. The caller takes the call over
 // once it started.
 func (ep *endpoint) openWatch(ctx context.Context, method string, args any, peer string) (*clientCall, error) {
-	cc, err := ep.open(ctx, method, args, 0)
+	cc, err := ep.open(ctx, method, args, 0, hangGrace)
 	if err != nil {
 		return nil, err
 	}
