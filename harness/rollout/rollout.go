@@ -183,7 +183,9 @@ type Bounds struct {
 //  4. maxUnavailable is at most spec.replicas, and 0 when spec.replicas
 //     is 0.
 //
-// A value that is neither a number nor a percentage counts as 0.
+// A value that is neither a number nor a percentage makes both bounds 0,
+// and rule 3 does not apply (upstream's ResolveFenceposts fails, and
+// MaxSurge and MaxUnavailable then return 0).
 type BoundsFunc func(d api.Deployment) Bounds
 
 // Input is what Plan is given.
@@ -344,11 +346,22 @@ func (p Plan) IsZero() bool {
 //     second when less than a second is left, where upstream requeues
 //     with back-off).
 //  13. Recreate: every active old ReplicaSet is scaled to 0 first (that
-//     pass stops there); while an old pod is not Succeeded or Failed,
-//     nothing more happens; then the new ReplicaSet is created (rule 7)
-//     or scaled to spec.replicas.
+//     pass stops there); while an old ReplicaSet still reports replicas
+//     in its status, or an old pod is not Succeeded or Failed, nothing
+//     more happens; then the new ReplicaSet is created (rule 7) or
+//     scaled to spec.replicas.
 //
-// Every scale (a ReplicaSet in Update whose spec.replicas changed, or a
+// Upstream also does these, and so does the reference, but no step
+// checks them: a progressDeadlineSeconds of math.MaxInt32 means no
+// deadline (no Progressing condition at all), a revisionHistoryLimit of
+// math.MaxInt32 keeps every old ReplicaSet, a ReplicaSet's ReplicaFailure
+// condition is copied onto the Deployment, and a Deployment whose
+// selector is empty gets a Warning Event SelectingAll and its
+// observedGeneration only.
+//
+// A ReplicaSet written twice in one pass (its annotations synced, then
+// scaled) is in Update once, with both changes. Every scale (a
+// ReplicaSet in Update whose spec.replicas changed, or a
 // created one with replicas above 0) comes with a ScalingReplicaSet Event
 // "Scaled up replica set NAME from A to B" or "Scaled down ...". Status
 // is nil when it equals the Deployment's, and times are Input.Now.
@@ -407,7 +420,9 @@ type Options struct {
 //     collision), raises status.collisionCount by one (UpdateStatus) and
 //     fails the sync, so that the next pass hashes differently; one the
 //     Deployment controls with the same template is its own, not a
-//     failure. Another failure to create records FailedRSCreate.
+//     failure. Another failure to create records a FailedRSCreate Event
+//     and sets Progressing False ReplicaSetCreateError with the same
+//     message, as upstream's getNewReplicaSet.
 //  6. A failed sync puts the key back with the queue's per-item back-off;
 //     a sync that succeeds forgets it and, if the plan asks, queues it
 //     again after RequeueAfter.
