@@ -32,8 +32,10 @@ func NewController(name, dir string, newFn func() Component) Controller {
 // kube-controller-manager runs its loops (cmd/kube-controller-manager/
 // app/controllermanager.go, StartControllers: one goroutine each): the
 // exercises 07 to 11 each add theirs to the list the cluster program
-// makes (07's ReplicaSet controller, 08's garbage collector). It is the
-// Component of Parts.Controllers.
+// makes (07's ReplicaSet controller, 08's garbage collector, 09's
+// Deployment controller, which rolls a Deployment out through
+// ReplicaSets that 07's controller fills with pods). It is the Component
+// of Parts.Controllers.
 type ControllerManager []Controller
 
 // Run starts every controller and returns once each has returned. A

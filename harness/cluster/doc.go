@@ -42,8 +42,9 @@
 //     side by side as kube-controller-manager, and one that fails stops
 //     the others and, through its error, the cluster; exercise 07's
 //     ReplicaSet controller is the first, exercise 08's garbage
-//     collector the second (NewController says which exercise a New
-//     that panics belongs to).
+//     collector the second, exercise 09's Deployment controller the
+//     third (NewController says which exercise a New that panics
+//     belongs to).
 //  7. Main: the program's command line, `serve` and `restore`, with
 //     messages that say what to do (a part that panics "not implemented"
 //     names its exercise; a corrupt or busy store and a port in use are

@@ -49,9 +49,10 @@ type Parts struct {
 	Scheduler func(client.Interface) Component
 	// Controllers runs the controller manager's reconcilers (issue 13),
 	// as kube-controller-manager: a ControllerManager with exercise 07's
-	// ReplicaSet controller around exercise 01's Plan and exercise 08's
-	// garbage collector (and, with the exercises after them, the
-	// others), each made with NewController. Absent: a ReplicaSet makes
+	// ReplicaSet controller around exercise 01's Plan, exercise 08's
+	// garbage collector and exercise 09's Deployment controller (and,
+	// with the exercises after them, the others), each made with
+	// NewController. Absent: a ReplicaSet makes
 	// no pods, a Deployment no ReplicaSet, and deleting an owner leaves
 	// its dependents.
 	Controllers func(client.Interface) Component

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -454,7 +455,7 @@ func TestStoreMisbehaviourCostsOnlyItsSteps(t *testing.T) {
 	}
 	sections := stepSections(out)
 	for step, msg := range failing {
-		if !strings.Contains(sections[step], msg) {
+		if !slices.ContainsFunc(strings.Split(msg, "|"), func(m string) bool { return strings.Contains(sections[step], m) }) {
 			t.Errorf("step %s does not say %q:\n%s", step, msg, sections[step])
 		}
 	}
@@ -519,9 +520,13 @@ func TestSchedulerMisbehaviourCostsOnlyItsSteps(t *testing.T) {
 	impl := program(t, "schedmisbehaves", "06-scheduler")
 	results, out, took := grade(t, "06-scheduler", impl)
 	t.Logf("graded in %v", took.Round(time.Millisecond))
+	// A Run that hangs past its ctx is killed only runGrace (10s) after
+	// it, as long as the suite waits in one process, so the step fails
+	// as it would there: on the suite's own wait for Run, or on the
+	// step's deadline, whichever comes first.
 	failing := map[string]string{
 		"13-queue-order-and-backoff": "the implementation called runtime.Goexit",
-		"15-bind":                    "did not return within 2s after its context ended",
+		"15-bind":                    "did not return within 5s after ctx ended|did not finish within 10s",
 		"16-unschedulable-and-retry": "not implemented: binding",
 	}
 	for _, step := range exerciseOf(t, "06-scheduler").StepIDs() {
@@ -535,7 +540,7 @@ func TestSchedulerMisbehaviourCostsOnlyItsSteps(t *testing.T) {
 	}
 	sections := stepSections(out)
 	for step, msg := range failing {
-		if !strings.Contains(sections[step], msg) {
+		if !slices.ContainsFunc(strings.Split(msg, "|"), func(m string) bool { return strings.Contains(sections[step], m) }) {
 			t.Errorf("step %s does not say %q:\n%s", step, msg, sections[step])
 		}
 	}

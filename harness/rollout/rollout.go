@@ -316,7 +316,8 @@ func (p Plan) IsZero() bool {
 //     maxUnavailable, the old ReplicaSets shrink oldest first. A pass
 //     that scales an old ReplicaSet stops there (status, rule 11).
 //  10. History: when the rollout is complete (the Deployment's status as
-//     given says so), the old ReplicaSets not being deleted beyond
+//     given says so; in rule 5's pass of a paused Deployment, whatever
+//     the rollout's state), the old ReplicaSets not being deleted beyond
 //     revisionHistoryLimit are deleted, lowest revision first, skipping
 //     any with replicas in its spec or status or a generation its
 //     controller has not observed.

@@ -247,11 +247,13 @@ var plantedReplicaSetBugs = []plantedBug{
 	// No orphan is adopted: the orphan never gets its controller.
 	{"never-adopts", []string{"replicaset_adopt-release"}},
 	// A deleted pod is never replaced, and a scale down never shows in
-	// the status.
-	{"ignores-deletions", []string{"replicaset_scale", "replicaset_self-heals"}},
+	// the status (nor, then, in a Deployment's: no rollout ends).
+	{"ignores-deletions", []string{"deployment_restart-scale", "deployment_rollback", "deployment_rolling-update", "replicaset_scale", "replicaset_self-heals"}},
 	// Scaling down deletes one too many, and the controller creates one
-	// back: more Events than a scale from 3 to 5 to 1 makes.
-	{"deletes-one-too-many", []string{"replicaset_scale"}},
+	// back: more Events than a scale from 3 to 5 to 1 makes, and an old
+	// ReplicaSet scaled down by one pod in a rolling update loses two
+	// available pods, past maxUnavailable.
+	{"deletes-one-too-many", []string{"deployment_rolling-update", "replicaset_scale"}},
 }
 
 // Each scenario of exercise 07 fails, at one of its checks, against the
@@ -278,6 +280,8 @@ func TestReplicaSetScenariosCatchPlantedBugs(t *testing.T) {
 		// The collector's scenarios need 07 too: they run here, with
 		// the reference collector, and pass whatever 07's bug.
 		"08-garbagecollector": func(p string) { w.GC = p },
+		// So do the Deployment's, with the reference controller.
+		"09-deployment": func(p string) { w.Deployment = p },
 	} {
 		if _, err := os.Stat(filepath.Join(root, "solutions", dir)); err == nil {
 			set(m + "/solutions/" + dir)
@@ -292,9 +296,10 @@ var plantedGCBugs = []plantedBug{
 	// The wrapper without a bug: every scenario passes.
 	{"", nil},
 	// The collector's Deletes are dropped: a ReplicaSet deleted in the
-	// background leaves its pods, and one deleted in the foreground never
-	// sees its free pod go.
-	{"no-cascade", []string{"gc_background", "gc_foreground"}},
+	// background leaves its pods, one deleted in the foreground never
+	// sees its free pod go, and a deleted Deployment leaves its
+	// ReplicaSets.
+	{"no-cascade", []string{"deployment_restart-scale", "gc_background", "gc_foreground"}},
 	// No dependent blocks its owner's deletion: a ReplicaSet deleted in
 	// the foreground loses its foregroundDeletion finalizer, and goes,
 	// while a finalizer still holds one of its pods.
@@ -328,10 +333,67 @@ func TestGCScenariosCatchPlantedBugs(t *testing.T) {
 	for dir, set := range map[string]func(string){
 		"05-admission": func(p string) { w.Pipeline = p },
 		"06-scheduler": func(p string) { w.Scheduler = p },
+		// deployment_restart-scale needs 08 too: it runs here, with the
+		// reference Deployment controller.
+		"09-deployment": func(p string) { w.Deployment = p },
 	} {
 		if _, err := os.Stat(filepath.Join(root, "solutions", dir)); err == nil {
 			set(m + "/solutions/" + dir)
 		}
 	}
 	catchPlantedBugs(t, "08-garbagecollector", plantedGCBugs, w, map[string]string{"mutantgc": "gc.go"})
+}
+
+// The planted bugs of testdata/mutantdeployment, and the scenarios of
+// exercise 09 each must fail.
+var plantedDeploymentBugs = []plantedBug{
+	// The wrapper without a bug: every scenario passes.
+	{"", nil},
+	// An old ReplicaSet is never scaled down: no rollout ends.
+	{"never-scales-down", []string{"deployment_restart-scale", "deployment_rollback", "deployment_rolling-update"}},
+	// The controller never finds the ReplicaSet it made, and makes
+	// another at every sync.
+	{"new-replicaset-each-sync", []string{"deployment_restart-scale", "deployment_rollback", "deployment_rolling-update"}},
+	// A ReplicaSet made new again by a rollback keeps its old revision.
+	{"revision-kept", []string{"deployment_rollback"}},
+	// A new ReplicaSet gets every pod at once, past maxSurge 25%: only
+	// the scenario whose Deployment keeps the default bounds sees it.
+	{"ignores-max-surge", []string{"deployment_rolling-update"}},
+	// A template whose only change is an annotation (kubectl rollout
+	// restart) makes no new ReplicaSet.
+	{"restart-ignored", []string{"deployment_restart-scale"}},
+}
+
+// Each scenario of exercise 09 fails, at one of its checks, against the
+// reference Deployment controller with a bug planted in what the
+// scenario shows, and passes against the others.
+func TestDeploymentScenariosCatchPlantedBugs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts clusters")
+	}
+	for _, dir := range []string{"07-replicaset", "08-garbagecollector", "09-deployment"} {
+		if _, err := os.Stat(filepath.Join(root, "solutions", dir)); err != nil {
+			t.Skipf("no solutions/%s (a student copy): no reference Deployment controller to plant bugs in, no controller to make its pods or no collector to delete them", dir)
+		}
+	}
+	// As kata up --reference wires it, with the Deployment controller
+	// planted.
+	m := program.DefaultModule
+	w := program.Wiring{
+		Store:      m + "/solutions/03-store",
+		APIServer:  m + "/solutions/04-apiserver",
+		ReplicaSet: m + "/solutions/07-replicaset",
+		Reconcile:  m + "/solutions/01-reconcile",
+		GC:         m + "/solutions/08-garbagecollector",
+		Deployment: m + "/" + internalPkg + "/mutantdeployment",
+	}
+	for dir, set := range map[string]func(string){
+		"05-admission": func(p string) { w.Pipeline = p },
+		"06-scheduler": func(p string) { w.Scheduler = p },
+	} {
+		if _, err := os.Stat(filepath.Join(root, "solutions", dir)); err == nil {
+			set(m + "/solutions/" + dir)
+		}
+	}
+	catchPlantedBugs(t, "09-deployment", plantedDeploymentBugs, w, map[string]string{"mutantdeployment": "deployment.go"})
 }

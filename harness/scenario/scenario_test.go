@@ -38,7 +38,8 @@ var reference = sync.OnceValues(func() (string, error) {
 	// solutions/05-admission does, the scheduler once
 	// solutions/06-scheduler does, the controllers once
 	// solutions/07-replicaset does, the garbage collector once
-	// solutions/08-garbagecollector does.
+	// solutions/08-garbagecollector does, the Deployment controller once
+	// solutions/09-deployment does.
 	w := program.Wiring{
 		Store:     m + "/solutions/03-store",
 		APIServer: m + "/solutions/04-apiserver",
@@ -57,6 +58,9 @@ var reference = sync.OnceValues(func() (string, error) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "solutions", "08-garbagecollector")); err == nil {
 		w.GC = m + "/solutions/08-garbagecollector"
+	}
+	if _, err := os.Stat(filepath.Join(root, "solutions", "09-deployment")); err == nil {
+		w.Deployment = m + "/solutions/09-deployment"
 	}
 	return bin, program.Build(ctx, root, w, bin)
 })

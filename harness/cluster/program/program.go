@@ -72,6 +72,14 @@ type Wiring struct {
 	// Orphan deletion never ends.
 	GC string
 
+	// Deployment is the import path of the package with
+	// New(client.Interface, rollout.Options) rollout.Controller
+	// (exercise 09's New): the controller manager runs the Deployment
+	// controller with the default options, beside the others or alone.
+	// It makes ReplicaSets; their pods need the ReplicaSet controller
+	// (Wiring.ReplicaSet). "": a Deployment makes no ReplicaSet.
+	Deployment string
+
 	// Later: the other controllers, Kubelet and Proxy import paths
 	// (issues 13 to 15).
 }
@@ -129,7 +137,11 @@ func (w Wiring) Source() ([]byte, error) {
 		fmt.Fprintf(&b, "\tgarbagecollector %q\n", w.GC)
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/gc")
 	}
-	if w.Scheduler != "" || w.ReplicaSet != "" || w.GC != "" {
+	if w.Deployment != "" {
+		fmt.Fprintf(&b, "\tdeployment %q\n", w.Deployment)
+		fmt.Fprintf(&b, "\t%q\n", m+"/harness/rollout")
+	}
+	if w.Scheduler != "" || w.ReplicaSet != "" || w.GC != "" || w.Deployment != "" {
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/client")
 	}
 	fmt.Fprintf(&b, "\t%q\n", m+"/harness/cluster")
@@ -160,13 +172,16 @@ func (w Wiring) Source() ([]byte, error) {
 		b.WriteString("\t\tScheduler: func(c client.Interface) cluster.Component { return scheduler.New(c, framework.Options{}) },\n")
 		fmt.Fprintf(&b, "\t\tSchedulerFrom: %s,\n", strconv.Quote(w.from(w.Scheduler)))
 	}
-	if w.ReplicaSet != "" || w.GC != "" {
-		// The controller manager's list grows with exercises 09 to 11;
-		// each New through cluster.NewController, so that one that
-		// panics is named.
+	if w.ReplicaSet != "" || w.GC != "" || w.Deployment != "" {
+		// The controller manager's list grows with exercises 07 to 11,
+		// in course order; each New through cluster.NewController, so
+		// that one that panics is named.
 		b.WriteString("\t\tControllers: func(c client.Interface) cluster.Component {\n")
 		b.WriteString("\t\t\treturn cluster.ControllerManager{\n")
-		first := w.GC
+		first := w.Deployment
+		if w.GC != "" {
+			first = w.GC
+		}
 		if w.ReplicaSet != "" {
 			first = w.ReplicaSet
 			fmt.Fprintf(&b, "\t\t\t\tcluster.NewController(replicas.ControllerName, %s, func() cluster.Component { return replicaset.New(c, replicas.Options{Plan: reconcile.Plan}) }),\n",
@@ -175,6 +190,10 @@ func (w Wiring) Source() ([]byte, error) {
 		if w.GC != "" {
 			fmt.Fprintf(&b, "\t\t\t\tcluster.NewController(gc.ControllerName, %s, func() cluster.Component { return garbagecollector.New(c, gc.Options{}) }),\n",
 				strconv.Quote(w.from(w.GC)))
+		}
+		if w.Deployment != "" {
+			fmt.Fprintf(&b, "\t\t\t\tcluster.NewController(rollout.ControllerName, %s, func() cluster.Component { return deployment.New(c, rollout.Options{}) }),\n",
+				strconv.Quote(w.from(w.Deployment)))
 		}
 		b.WriteString("\t\t\t}\n\t\t},\n")
 		fmt.Fprintf(&b, "\t\tControllersFrom: %s,\n", strconv.Quote(w.from(first)))

@@ -33,7 +33,10 @@ import (
 // kube-controller-manager, and a ReplicaSet keeps its pods; once the
 // garbage collector (08) is, the controller manager runs it too (beside
 // the ReplicaSet controller or alone), and deleting an owner deletes or
-// orphans its dependents. Before it builds, it prints one table of the
+// orphans its dependents; once the Deployment controller (09) is, the
+// controller manager runs it as well, and a Deployment rolls its
+// template out through ReplicaSets (whose pods need 07 and 01). Before
+// it builds, it prints one table of the
 // parts: where each comes from, and what a user will see because one is
 // absent.
 //
@@ -68,6 +71,10 @@ const (
 	// The garbage collector (08) runs in the controller manager too,
 	// with or without the ReplicaSet controller.
 	gcID = "08-garbagecollector"
+	// The Deployment controller (09) runs in the controller manager too;
+	// it makes ReplicaSets, and their pods need the ReplicaSet
+	// controller.
+	deploymentID = "09-deployment"
 )
 
 // beyondLoopback: without the pipeline the apiserver authenticates no one.
@@ -246,7 +253,8 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 		scheduler:  isDir(filepath.Join(root, "solutions", schedulerID)),
 		reconcile:  isDir(filepath.Join(root, "solutions", reconcileID)),
 		replicaset: isDir(filepath.Join(root, "solutions", replicasetID)),
-		gc:         isDir(filepath.Join(root, "solutions", gcID))}
+		gc:         isDir(filepath.Join(root, "solutions", gcID)),
+		deployment: isDir(filepath.Join(root, "solutions", deploymentID))}
 	if reference {
 		base = "solutions"
 		if !hasSolutions {
@@ -271,6 +279,9 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 	}
 	if done.gc {
 		w.GC = importPath(base + "/" + gcID)
+	}
+	if done.deployment {
+		w.Deployment = importPath(base + "/" + deploymentID)
 	}
 	for _, id := range []string{storeID, apiserverID} {
 		if id == storeID && (!storeDone || etcd) {
@@ -297,6 +308,8 @@ type finished struct {
 	reconcile, replicaset bool
 	// gc: the garbage collector runs.
 	gc bool
+	// deployment: the Deployment controller runs.
+	deployment bool
 }
 
 // upFinished decides which of the learner's parts the cluster runs: it
@@ -306,8 +319,9 @@ type finished struct {
 // cluster has no authentication, and stays on loopback), whether the
 // scheduler is (without it pods stay Pending), whether the ReplicaSet
 // controller and exercise 01's Plan are (without both, a ReplicaSet
-// makes no pods) and whether the garbage collector is (without it,
-// deleting an owner leaves its dependents). A part is finished when all
+// makes no pods), whether the garbage collector is (without it,
+// deleting an owner leaves its dependents) and whether the Deployment
+// controller is (without it, a Deployment makes no ReplicaSet). A part is finished when all
 // its steps pass, as kata next and kata list say.
 func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, error) {
 	l, err := newLearner(env)
@@ -315,7 +329,7 @@ func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, 
 		return finished{}, err
 	}
 	var exs []*course.Exercise
-	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID, reconcileID, replicasetID, gcID} {
+	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID, reconcileID, replicasetID, gcID, deploymentID} {
 		e, err := l.exercise(id)
 		if id != storeID && id != apiserverID {
 			if err != nil || !isDir(filepath.Join(root, e.ExerciseDir())) {
@@ -346,6 +360,8 @@ func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, 
 			done.replicaset = r.Done()
 		case gcID:
 			done.gc = r.Done()
+		case deploymentID:
+			done.deployment = r.Done()
 		}
 	}
 	if !apiserver.Done() {
@@ -377,8 +393,8 @@ type futurePart struct {
 // futureParts are the parts after the apiserver, with what a user sees
 // while each is absent (DESIGN: the cluster says what is missing).
 var futureParts = []futurePart{
-	{"kubelet", "kubelet", "09", "pods are bound but never start"},
-	{"kube-proxy", "proxy", "10", "Services do not forward"},
+	{"kubelet", "kubelet", "10", "pods are bound but never start"},
+	{"kube-proxy", "proxy", "11", "Services do not forward"},
 }
 
 // printParts prints one table: each part, where it comes from, and what
@@ -420,7 +436,7 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 	switch {
 	case w.ReplicaSet != "":
 		rows = append(rows, row{"controllers", rel(w.ReplicaSet) + " + " + rel(w.Reconcile),
-			"a ReplicaSet keeps its pods (Deployments come with a later exercise)"})
+			"a ReplicaSet keeps its pods"})
 	case inCourse(replicasetID):
 		var missing []string
 		for _, m := range []struct {
@@ -446,6 +462,21 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 		rows = append(rows, row{"garbage collector", "absent (08 not finished)", noGC})
 	default:
 		rows = append(rows, row{"garbage collector", "absent (not in the course yet)", noGC})
+	}
+	// The Deployment controller makes ReplicaSets; the ReplicaSet
+	// controller makes their pods, so without it a Deployment has none.
+	const noDeployment = "a Deployment makes no ReplicaSet"
+	switch {
+	case w.Deployment != "" && w.ReplicaSet != "":
+		rows = append(rows, row{"deployment controller", rel(w.Deployment),
+			"a Deployment rolls its pods out through ReplicaSets (kubectl rollout status, history, undo, restart)"})
+	case w.Deployment != "":
+		rows = append(rows, row{"deployment controller", rel(w.Deployment),
+			"a Deployment makes ReplicaSets, but they make no pods until the controllers (01 and 07) run"})
+	case inCourse(deploymentID):
+		rows = append(rows, row{"deployment controller", "absent (09 not finished)", noDeployment})
+	default:
+		rows = append(rows, row{"deployment controller", "absent (not in the course yet)", noDeployment})
 	}
 	for _, f := range futureParts {
 		from := "absent (not in the course yet)"
@@ -474,7 +505,7 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 func buildCluster(env *Env, root, cmd string, w program.Wiring, bin string) error {
 	rel := func(path string) string { return strings.TrimPrefix(path, course.ModulePath+"/") }
 	var with []string
-	for _, p := range []string{w.Pipeline, w.Scheduler, w.ReplicaSet, w.Reconcile, w.GC} {
+	for _, p := range []string{w.Pipeline, w.Scheduler, w.ReplicaSet, w.Reconcile, w.GC, w.Deployment} {
 		if p != "" {
 			with = append(with, rel(p))
 		}

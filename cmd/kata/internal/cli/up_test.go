@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -95,7 +96,8 @@ func TestUpReference(t *testing.T) {
 	url, stop := start()
 	kubeconfig := filepath.Join(data, "kubeconfig")
 	for _, row := range [][2]string{{"store", "solutions/03-store"}, {"apiserver", "solutions/04-apiserver"}, {"pipeline", "solutions/05-admission"}, {"scheduler", "solutions/06-scheduler"},
-		{"controllers", "solutions/07-replicaset + solutions/01-reconcile"}, {"garbage collector", "solutions/08-garbagecollector"}} {
+		{"controllers", "solutions/07-replicaset + solutions/01-reconcile"}, {"garbage collector", "solutions/08-garbagecollector"},
+		{"deployment controller", "solutions/09-deployment"}} {
 		re := regexp.MustCompile(`(?m)^    ` + regexp.QuoteMeta(row[0]) + ` +` + regexp.QuoteMeta(row[1]) + ` `)
 		if !re.MatchString(lastStderr.String()) {
 			t.Errorf("kata up --reference printed no row %q from %q in its table of parts; stderr:\n%s", row[0], row[1], lastStderr.String())
@@ -150,7 +152,7 @@ func TestUpReference(t *testing.T) {
 		t.Fatalf("creating a pod through kata up's apiserver: %v", err)
 	}
 	// The reference has exercise 06's scheduler: once a node exists (an
-	// object the admin creates until the kubelet, 09), the pod is bound.
+	// object the admin creates until the kubelet), the pod is bound.
 	if _, err := client.For[*api.Node](client.New(url, admin.Client)).Create(ctx, &api.Node{ObjectMeta: api.ObjectMeta{Name: "node-1"},
 		Status: api.NodeStatus{Allocatable: api.ResourceList{"cpu": quantity(t, "4"), "memory": quantity(t, "32Gi"), "pods": quantity(t, "110")}}}); err != nil {
 		t.Fatalf("creating node-1 through kata up's apiserver: %v", err)
@@ -226,6 +228,42 @@ func TestUpReference(t *testing.T) {
 		select {
 		case <-deadline:
 			t.Fatalf("kata up --reference: 30s after ReplicaSet rs was deleted in the background, %d of its pods are not being deleted, want 0; stderr:\n%s", live(), lastStderr.String())
+		case <-tick.C:
+		}
+	}
+	// And exercise 09's Deployment controller: a Deployment of 2 gets a
+	// ReplicaSet it controls, named after it and its template's hash
+	// (pkg/controller/deployment/sync.go, getNewReplicaSet), whose
+	// controller makes its 2 pods.
+	dep := &api.Deployment{ObjectMeta: api.ObjectMeta{Name: "dep", Namespace: "default"},
+		Spec: api.DeploymentSpec{Replicas: &two, Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "dep"}},
+			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "dep"}},
+				Spec: api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx:1.27"}}}}}}
+	if _, err := client.For[*api.Deployment](client.New(url, admin.Client)).Create(ctx, dep); err != nil {
+		t.Fatalf("creating a Deployment through kata up's apiserver: %v", err)
+	}
+	rolledOut := func() string {
+		l, _, err := client.For[*api.ReplicaSet](client.New(url, admin.Client)).List(ctx, "default", client.ListOptions{LabelSelector: "app=dep"})
+		if err != nil {
+			return err.Error()
+		}
+		var got []string
+		for _, rs := range l {
+			ref := api.GetControllerOf(rs)
+			if ref == nil || ref.Kind != "Deployment" || ref.Name != "dep" || !strings.HasPrefix(rs.Name, "dep-") {
+				got = append(got, rs.Name+" (not dep's)")
+				continue
+			}
+			got = append(got, fmt.Sprintf("%s with %d pods", rs.Name, rs.Status.Replicas))
+		}
+		return strings.Join(got, ", ")
+	}
+	oneRS := regexp.MustCompile(`^dep-\w+ with 2 pods$`)
+	deadline = time.After(30 * time.Second)
+	for !oneRS.MatchString(rolledOut()) {
+		select {
+		case <-deadline:
+			t.Fatalf("kata up --reference: 30s after Deployment dep (replicas 2) was created, its ReplicaSets are %q, want one dep-HASH with 2 pods; stderr:\n%s", rolledOut(), lastStderr.String())
 		case <-tick.C:
 		}
 	}
