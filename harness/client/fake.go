@@ -374,9 +374,23 @@ func (f *Fake) update(ctx context.Context, obj api.Object, status bool) (api.Obj
 func mergeForUpdate(kind api.Kind, old, obj api.Object, status bool) (api.Object, error) {
 	var next api.Object
 	if status {
-		next = old
-		if st := reflect.ValueOf(obj).Elem().FieldByName("Status"); st.IsValid() {
-			reflect.ValueOf(next).Elem().FieldByName("Status").Set(reflect.ValueOf(api.DeepCopyValue(st.Interface())))
+		// A write to the status subresource takes the new status and the
+		// new metadata, but keeps the stored spec, as the apiserver's
+		// status strategies do; they also keep a pod's ownerReferences
+		// and the labels of a Deployment or ReplicaSet
+		// (pkg/registry/core/pod/strategy.go, pkg/registry/apps/*/
+		// strategy.go, PrepareForUpdate). The server-owned metadata is
+		// kept below for both doors.
+		next = api.DeepCopy(obj)
+		if sp := reflect.ValueOf(old).Elem().FieldByName("Spec"); sp.IsValid() {
+			reflect.ValueOf(next).Elem().FieldByName("Spec").Set(reflect.ValueOf(api.DeepCopyValue(sp.Interface())))
+		}
+		om, nm := old.GetObjectMeta(), next.GetObjectMeta()
+		switch kind.Resource {
+		case "pods":
+			nm.OwnerReferences = om.OwnerReferences
+		case "deployments", "replicasets":
+			nm.Labels = om.Labels
 		}
 	} else {
 		next = api.DeepCopy(obj)

@@ -118,7 +118,7 @@ type loopSpy struct {
 	// failCreate are the ReplicaSets ("namespace/name") whose next
 	// create fails with a 500 InternalError.
 	failCreate map[string]bool
-	// track says whether to keep delivered (loopCacheChanged).
+	// track says whether to keep delivered (cacheChanged).
 	track     bool
 	delivered []loopDelivered
 }
@@ -207,6 +207,14 @@ func (s *loopSpy) isHidden(obj api.Object) bool {
 	return s.hidden[rs.Namespace+"/"+rs.Name]
 }
 
+// trackCache makes the spy keep what it hands the controller, for
+// cacheChanged.
+func (s *loopSpy) trackCache() {
+	s.mu.Lock()
+	s.track = true
+	s.mu.Unlock()
+}
+
 // deliver notes obj, which goes to the controller, when tracking.
 func (s *loopSpy) deliver(obj api.Object) {
 	s.mu.Lock()
@@ -224,7 +232,7 @@ func (s *loopSpy) deliver(obj api.Object) {
 	s.mu.Unlock()
 }
 
-// loopCacheChanged returns, for the first object the spy handed the
+// cacheChanged returns, for the first object the spy handed the
 // controller that is not as it was handed, what it is and how it
 // changed ("" when none did). Call it only once the controller's Run has
 // returned: its informers hold these very objects, shared with every

@@ -53,10 +53,10 @@ const loopStopWait = 5 * time.Second
 const loopHoldWait = 500 * time.Millisecond
 
 // loopFlushMax: while a step with a fake clock waits, a wait on that
-// clock due sooner than this (a queue's back-off, an informer's retry)
-// is let go by moving the clock to it; the progress deadline (600s) and
-// the requeue for it are never among them.
-const loopFlushMax = 30 * time.Second
+// clock due sooner than this (a queue's back-off after a conflict, an
+// informer's retry) is let go by moving the clock to it; the progress
+// deadline (600s) and the requeue for it are never among them.
+const loopFlushMax = time.Second
 
 // loopHoldFinalizer is the steps' own finalizer: it keeps a Deployment
 // the step deleted, being deleted.
@@ -78,7 +78,7 @@ type loopRun struct {
 	// clock is the controller's when the step uses a fake clock (nil:
 	// the system clock); waits move it past its short waits
 	// (loopFlushMax).
-	clock *informer.FakeClock
+	clock *loopClock
 	seq   atomic.Int64
 	ctx   context.Context
 	// earlier are the implementation's goroutines that ran before the
@@ -102,7 +102,7 @@ func newLoop(t *suite.T, fakeClock bool) *loopRun {
 	}
 	now := time.Now
 	if fakeClock {
-		l.clock = informer.NewFakeClock(t0)
+		l.clock = &loopClock{FakeClock: informer.NewFakeClock(t0)}
 		now = l.clock.Now
 	}
 	l.fake.Now = now
@@ -155,6 +155,30 @@ func (l *loopRun) start(impl Impl, workers int) {
 		}()
 		done <- c.Run(ctx)
 	}()
+}
+
+// loopClock is the fake clock a step gives the controller: an
+// informer.FakeClock that also records when each wait asked of it is
+// due, so that a step can see the controller wait for a time to come.
+type loopClock struct {
+	*informer.FakeClock
+
+	mu  sync.Mutex
+	due []time.Time
+}
+
+func (c *loopClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	c.due = append(c.due, c.Now().Add(d))
+	c.mu.Unlock()
+	return c.FakeClock.After(d)
+}
+
+// waits returns when each wait asked so far is due, in the order asked.
+func (c *loopClock) waits() []time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.due)
 }
 
 // loopOptions prints Options for a message.

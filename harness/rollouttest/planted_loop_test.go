@@ -77,7 +77,7 @@ func init() {
 		},
 		// Rule 4: the plan's Events are not recorded.
 		"events-not-recorded": {
-			Edits: []planted.Edit{{File: file, Old: "\tfor _, e := range plan.Events {\n\t\tdc.recorder.Event(cached, e.Type, e.Reason, \"\", e.Message)\n\t}\n", New: ""}},
+			Edits: []planted.Edit{{File: file, Old: "\t\tfor _, e := range evs {\n\t\t\tdc.recorder.Event(cached, e.Type, e.Reason, \"\", e.Message)\n\t\t}\n", New: "\t\t_ = evs\n"}},
 			Fails: []string{"11-create", "13-rolling-update"},
 		},
 		// Rule 5: a name taken by another's ReplicaSet does not raise

@@ -34,6 +34,7 @@ package rollouttest
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/rollout"
@@ -62,6 +63,15 @@ func Steps(impl Impl) []suite.Step {
 	step := func(id string, run func(t *suite.T, impl Impl)) suite.Step {
 		return suite.Step{ID: id, Run: func(t *suite.T) { run(t, impl) }}
 	}
+	// The loop steps take well under a second each, but run goroutines,
+	// informers and (in grading) a program of the learner's across a
+	// process boundary: loopTimeout leaves room on a loaded machine, and
+	// their waits end before it, with their own messages.
+	loop := func(id string, run func(t *suite.T, impl Impl)) suite.Step {
+		s := step(id, run)
+		s.Timeout = loopTimeout
+		return s
+	}
 	return []suite.Step{
 		// 01 in bounds.go; 02-05 in rolling.go; 06-10 in sync.go;
 		// 11-15 in loop.go.
@@ -75,13 +85,16 @@ func Steps(impl Impl) []suite.Step {
 		step("08-progress", progressStep),
 		step("09-rollback", rollbackStep),
 		step("10-history", historyStep),
-		step("11-create", loopCreateStep),
-		step("12-claim", loopClaimStep),
-		step("13-rolling-update", loopRollingUpdateStep),
-		step("14-progress-deadline", loopProgressDeadlineStep),
-		step("15-collision", loopCollisionStep),
+		loop("11-create", loopCreateStep),
+		loop("12-claim", loopClaimStep),
+		loop("13-rolling-update", loopRollingUpdateStep),
+		loop("14-progress-deadline", loopProgressDeadlineStep),
+		loop("15-collision", loopCollisionStep),
 	}
 }
+
+// loopTimeout is the deadline of each loop step (11-15).
+const loopTimeout = 30 * time.Second
 
 // need stops the step when the test file left a function out.
 func need(t *suite.T, name string, fn any) {

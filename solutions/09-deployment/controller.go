@@ -407,13 +407,26 @@ func (dc *controller) sync(ctx context.Context, key string) (time.Duration, erro
 // ReplicaSets (scaleReplicaSet), the deleted history (cleanupDeployment),
 // the revision and status (syncRolloutStatus, in one UpdateStatus, which
 // writes the annotations too), then the Events. The first failure ends
-// the pass: the next one plans again from what the caches then say. A
-// failed pass records none of the plan's Events, which tell of writes
-// it may not have made.
+// the pass: the next one plans again from what the caches then say.
+// The Events tell of the ReplicaSet writes: upstream records each right
+// after its write, so they are recorded once the ReplicaSets are
+// written, even when the history or the status then fails (the next pass
+// would not scale again, and the Event would be lost); a pass whose
+// ReplicaSet writes fail records none.
 func (dc *controller) carryOut(ctx context.Context, cached, d *api.Deployment, rss []*api.ReplicaSet, plan rollout.Plan) error {
+	evs := plan.Events
 	if plan.Create != nil {
-		if err := dc.createReplicaSet(ctx, cached, d, plan.Create); err != nil {
+		existed, err := dc.createReplicaSet(ctx, cached, d, plan.Create)
+		if err != nil {
 			return err
+		}
+		if existed {
+			// Upstream announces no scale of a ReplicaSet it did not
+			// create (getNewReplicaSet's !alreadyExists).
+			about := "replica set " + plan.Create.Name + " "
+			evs = slices.DeleteFunc(slices.Clone(evs), func(e rollout.Event) bool {
+				return e.Reason == rollout.ScalingReplicaSet && strings.Contains(e.Message, about)
+			})
 		}
 	}
 	for i := range plan.Update {
@@ -422,6 +435,11 @@ func (dc *controller) carryOut(ctx context.Context, cached, d *api.Deployment, r
 			return fmt.Errorf("deployment: updating replica set %s/%s: %w", rs.Namespace, rs.Name, err)
 		}
 	}
+	defer func() {
+		for _, e := range evs {
+			dc.recorder.Event(cached, e.Type, e.Reason, "", e.Message)
+		}
+	}()
 	for _, name := range plan.Delete {
 		if err := dc.deleteOld(ctx, d, rss, name); err != nil {
 			return err
@@ -441,9 +459,6 @@ func (dc *controller) carryOut(ctx context.Context, cached, d *api.Deployment, r
 		if _, err := dc.c.UpdateStatus(ctx, next); err != nil {
 			return fmt.Errorf("deployment: updating status of deployment %s/%s: %w", d.Namespace, d.Name, err)
 		}
-	}
-	for _, e := range plan.Events {
-		dc.recorder.Event(cached, e.Type, e.Reason, "", e.Message)
 	}
 	return nil
 }
@@ -468,24 +483,24 @@ func (dc *controller) deleteOld(ctx context.Context, d *api.Deployment, rss []*a
 
 // createReplicaSet creates the plan's new ReplicaSet (getNewReplicaSet,
 // pkg/controller/deployment/sync.go). A name taken by the Deployment's
-// own ReplicaSet of the same template (a slow cache) is no failure. A
-// name taken by another (a hash collision) raises the Deployment's
-// status.collisionCount, so that the next pass hashes differently, and
-// fails the pass. Any other failure is reported as a Warning Event and
-// a Progressing False ReplicaSetCreateError condition.
-func (dc *controller) createReplicaSet(ctx context.Context, cached, d *api.Deployment, rs *api.ReplicaSet) error {
-	_, err := dc.c.Create(ctx, rs)
+// own ReplicaSet of the same template (a slow cache) is no failure, and
+// existed says so. A name taken by another (a hash collision) raises the
+// Deployment's status.collisionCount, so that the next pass hashes
+// differently, and fails the pass. Any other failure is reported as a
+// Warning Event and a Progressing False ReplicaSetCreateError condition.
+func (dc *controller) createReplicaSet(ctx context.Context, cached, d *api.Deployment, rs *api.ReplicaSet) (existed bool, err error) {
+	_, err = dc.c.Create(ctx, rs)
 	if err == nil {
-		return nil
+		return false, nil
 	}
 	if client.IsAlreadyExists(err) {
 		existing, getErr := dc.existingReplicaSet(ctx, rs.Namespace, rs.Name)
 		if getErr != nil {
-			return getErr
+			return false, getErr
 		}
 		if ref := api.GetControllerOf(existing); ref != nil && ref.UID == d.UID &&
 			sameTemplateIgnoringHash(d.Spec.Template, existing.Spec.Template) {
-			return nil
+			return true, nil
 		}
 		next := api.DeepCopy(cached)
 		count := int32(1)
@@ -494,12 +509,12 @@ func (dc *controller) createReplicaSet(ctx context.Context, cached, d *api.Deplo
 		}
 		next.Status.CollisionCount = &count
 		if _, uerr := dc.c.UpdateStatus(ctx, next); uerr != nil {
-			return fmt.Errorf("deployment: hash collision on replica set %s/%s, and raising collisionCount failed: %w", rs.Namespace, rs.Name, uerr)
+			return false, fmt.Errorf("deployment: hash collision on replica set %s/%s, and raising collisionCount failed: %w", rs.Namespace, rs.Name, uerr)
 		}
-		return fmt.Errorf("deployment: hash collision on replica set %s/%s (collisionCount now %d): %w", rs.Namespace, rs.Name, count, err)
+		return false, fmt.Errorf("deployment: hash collision on replica set %s/%s (collisionCount now %d): %w", rs.Namespace, rs.Name, count, err)
 	}
 	if ctx.Err() != nil {
-		return err // a shutdown's cancelled call: nothing to report
+		return false, err // a shutdown's cancelled call: nothing to report
 	}
 	msg := fmt.Sprintf("Failed to create new replica set %q: %v", rs.Name, err)
 	if pds := d.Spec.ProgressDeadlineSeconds; pds != nil && *pds != maxInt32 {
@@ -512,7 +527,7 @@ func (dc *controller) createReplicaSet(ctx context.Context, cached, d *api.Deplo
 		}
 	}
 	dc.recorder.Event(cached, events.EventTypeWarning, rollout.FailedRSCreate, "", msg)
-	return err
+	return false, err
 }
 
 // maxInt32 is the progressDeadlineSeconds that means "no deadline"

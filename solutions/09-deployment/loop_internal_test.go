@@ -466,20 +466,31 @@ func TestLoopClaimsReplicaSets(t *testing.T) {
 		}
 		return true
 	})
-	waitFor(t, "a plan of deployment web given orphan-web as adopted", func() (bool, string) {
-		in, ok := rec.last("web")
-		if !ok {
-			return false, "no plan of web yet"
+	// The first plan that has orphan-web has it as the adoption wrote
+	// it (the only write to it): controlled by web, with the
+	// resourceVersion of that write, so that a plan scaling it does not
+	// conflict.
+	var first *api.ReplicaSet
+	waitFor(t, "a plan of deployment web given orphan-web", func() (bool, string) {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		for _, in := range rec.ins {
+			for i, rs := range in.ReplicaSets {
+				if in.Deployment.Name == "web" && rs.Name == "orphan-web" {
+					first = &in.ReplicaSets[i]
+					return true, ""
+				}
+			}
 		}
-		names := rsNames(in.ReplicaSets)
-		if len(in.ReplicaSets) != 1 || names[0] != "orphan-web" {
-			return false, fmt.Sprintf("replica sets %v", names)
-		}
-		stored, _ := f.replicaSet("orphan-web")
-		rs := in.ReplicaSets[0]
-		return controlledBy(&rs, d.UID) && rs.ResourceVersion == stored.ResourceVersion,
-			fmt.Sprintf("orphan-web as given: %s, resourceVersion %s (stored %s)", describeRS(&rs), rs.ResourceVersion, stored.ResourceVersion)
+		return false, fmt.Sprintf("%d plans", len(rec.ins))
 	})
+	if !controlledBy(first, d.UID) || first.ResourceVersion != adopted.ResourceVersion {
+		t.Errorf("orphan-web as the first plan of web got it: %s, resourceVersion %s; want controlled by web, resourceVersion %s (the adoption's)",
+			describeRS(first), first.ResourceVersion, adopted.ResourceVersion)
+	}
+	if in, _ := rec.last("web"); len(in.ReplicaSets) != 1 {
+		t.Errorf("replica sets of web's last plan: %v, want [orphan-web]", rsNames(in.ReplicaSets))
+	}
 	for _, name := range []string{"orphan-api", "foreign"} {
 		rs, _ := f.replicaSet(name)
 		if name == "orphan-api" && api.GetControllerOf(rs) != nil {
@@ -522,7 +533,8 @@ func TestLoopAdoptsNothingWhenTheAPIServerSaysTheDeploymentIsGoing(t *testing.T)
 				tc.change(o.(*api.Deployment))
 				return o, nil, true
 			}
-			f := run(t, h, h.Fake, simplePlan)
+			var rec recording
+			f := run(t, h, h.Fake, rec.plan(func(rollout.Input) rollout.Plan { return rollout.Plan{} }))
 			f.create(orphanRS("orphan-web", "web", 1))
 			f.create(newDeployment("web", 1))
 			waitFor(t, "two fresh reads of deployment web (a sync and its retry)", func() (bool, string) {
@@ -537,8 +549,14 @@ func TestLoopAdoptsNothingWhenTheAPIServerSaysTheDeploymentIsGoing(t *testing.T)
 			if api.GetControllerOf(rs) != nil {
 				t.Errorf("orphan-web after the fresh read said deployment web is %s: %s, want not adopted", tc.name, describeRS(rs))
 			}
-			if n := f.plans.Load(); n != 0 {
-				t.Errorf("plan asked %d times although claiming failed, want 0", n)
+			// A sync before the ReplicaSet cache had orphan-web may
+			// have planned; none after it.
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			for _, in := range rec.ins {
+				if names := rsNames(in.ReplicaSets); len(names) > 0 {
+					t.Errorf("plan given replica sets %v although claiming failed, want none", names)
+				}
 			}
 		})
 	}
@@ -607,6 +625,8 @@ func TestLoopAlreadyExistsOfItsOwnReplicaSetIsNoCollision(t *testing.T) {
 	h := &hookClient{Fake: client.NewFake()}
 	alwaysCreate := func(in rollout.Input) rollout.Plan {
 		p := rollout.Plan{Create: newReplicaSetFor(in.Deployment, 1)}
+		p.Events = []rollout.Event{{Type: "Normal", Reason: rollout.ScalingReplicaSet,
+			Message: fmt.Sprintf("Scaled up replica set %s from 0 to 1", p.Create.Name)}}
 		// Once the cache has the ReplicaSet, the create meets
 		// AlreadyExists; the status after it says the pass went on.
 		if len(in.ReplicaSets) > 0 && in.Deployment.Status.ObservedGeneration == 0 {
@@ -616,6 +636,24 @@ func TestLoopAlreadyExistsOfItsOwnReplicaSetIsNoCollision(t *testing.T) {
 		}
 		return p
 	}
+	// Checked once Run has returned, its recorder flushed (cleanups
+	// run last first): the ReplicaSet was scaled up once, by the one
+	// create that made it.
+	t.Cleanup(func() {
+		evs, _, err := client.For[*api.Event](h.Fake).List(context.Background(), "default", client.ListOptions{})
+		if err != nil {
+			t.Fatalf("List(events) = %v", err)
+		}
+		var scaled []string
+		for _, e := range evs {
+			if e.Reason == rollout.ScalingReplicaSet {
+				scaled = append(scaled, e.Message)
+			}
+		}
+		if len(scaled) != 1 {
+			t.Errorf("ScalingReplicaSet Events %q, want one: a create that finds its own replica set scaled nothing", scaled)
+		}
+	})
 	f := run(t, h, h.Fake, alwaysCreate)
 	f.create(newDeployment("web", 1))
 	waitFor(t, "deployment web's status written after an AlreadyExists of its own replica set", func() (bool, string) {
@@ -758,13 +796,13 @@ func TestLoopRunRefuses(t *testing.T) {
 		t.Errorf("Run of a controller with no client = nil, want an error")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := New(client.NewFake(), rollout.Options{Clock: informer.NewFakeClock(t0)})
+	c := newController(client.NewFake(), rollout.Options{Clock: informer.NewFakeClock(t0)}, simplePlan)
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
-	waitFor(t, "a second Run refused", func() (bool, string) {
-		err := c.Run(ctx)
-		return err != nil && strings.Contains(err.Error(), "twice"), fmt.Sprint(err)
-	})
+	waitFor(t, "the first Run started", func() (bool, string) { return c.started.Load(), "not yet" })
+	if err := c.Run(ctx); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("a second Run = %v, want an error saying Run was called twice", err)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Run = %v after cancel, want nil", err)
