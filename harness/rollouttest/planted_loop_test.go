@@ -99,7 +99,7 @@ func init() {
 		// whatever its template.
 		"collision-template-ignored": {
 			Edits: []planted.Edit{{File: file,
-				Old: "ref != nil && ref.UID == d.UID &&\n\t\t\tsameTemplateIgnoringHash(d.Spec.Template, existing.Spec.Template) {",
+				Old: "ref != nil && ref.UID == d.UID &&\n\t\t\tequalIgnoreHash(&d.Spec.Template, &existing.Spec.Template) {",
 				New: "ref != nil && ref.UID == d.UID {"}},
 			Fails: []string{"15-collision"},
 		},

@@ -2,7 +2,6 @@ package deployment
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -499,7 +498,7 @@ func (dc *controller) createReplicaSet(ctx context.Context, cached, d *api.Deplo
 			return false, getErr
 		}
 		if ref := api.GetControllerOf(existing); ref != nil && ref.UID == d.UID &&
-			sameTemplateIgnoringHash(d.Spec.Template, existing.Spec.Template) {
+			equalIgnoreHash(&d.Spec.Template, &existing.Spec.Template) {
 			return true, nil
 		}
 		next := api.DeepCopy(cached)
@@ -571,25 +570,6 @@ func (dc *controller) markCreateFailed(status *api.DeploymentStatus, msg string)
 	}
 	status.Conditions = append(status.Conditions, cond)
 	return true
-}
-
-// sameTemplateIgnoringHash reports whether two pod templates are equal
-// once neither has the pod-template-hash label (EqualIgnoreHash,
-// util/deployment_util.go), compared as the apiserver stores them
-// (JSON: a nil and an empty map are the same).
-func sameTemplateIgnoringHash(a, b api.PodTemplateSpec) bool {
-	strip := func(t api.PodTemplateSpec) []byte {
-		t = api.DeepCopyValue(t)
-		delete(t.Labels, api.DefaultDeploymentUniqueLabelKey)
-		data, err := json.Marshal(t)
-		if err != nil {
-			// A template is plain data: Marshal fails only on a
-			// broken type, which no input can cause.
-			panic(fmt.Sprintf("deployment: marshal pod template: %v", err))
-		}
-		return data
-	}
-	return string(strip(a)) == string(strip(b))
 }
 
 // ---------------------------------------------------------------- claim

@@ -36,7 +36,7 @@ func simplePlan(in rollout.Input) rollout.Plan {
 	var p rollout.Plan
 	var cur *api.ReplicaSet
 	for i := range in.ReplicaSets {
-		if sameTemplateIgnoringHash(in.ReplicaSets[i].Spec.Template, d.Spec.Template) {
+		if equalIgnoreHash(&in.ReplicaSets[i].Spec.Template, &d.Spec.Template) {
 			cur = &in.ReplicaSets[i]
 		}
 	}
