@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -175,7 +174,7 @@ func TestSuiteCatchesWholeMutants(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestDeployment$", "-test.v", "-test.count=1")
 			cmd.Env = append(os.Environ(), mutantEnv+"="+name)
 			out, _ := cmd.CombinedOutput()
-			failed, passed := results(stepLine, out)
+			failed, passed := planted.Results(stepLine, out)
 			want := slices.Clone(m.fails)
 			slices.Sort(want)
 			slices.Sort(failed)
@@ -185,18 +184,6 @@ func TestSuiteCatchesWholeMutants(t *testing.T) {
 			}
 		})
 	}
-}
-
-// results returns the steps out reports as failed and as passed.
-func results(stepLine *regexp.Regexp, out []byte) (failed, passed []string) {
-	for _, m := range stepLine.FindAllStringSubmatch(string(out), -1) {
-		if m[1] == "FAIL" {
-			failed = append(failed, m[2])
-		} else {
-			passed = append(passed, m[2])
-		}
-	}
-	return failed, passed
 }
 
 func stepIDs(steps []suite.Step) []string {

@@ -256,7 +256,7 @@ func Check(t *testing.T, cfg Config, bugs map[string]Bug) {
 			if err != nil && !errors.As(err, &exit) {
 				t.Fatalf("go test with bug %q planted: %v\n%s", name, err, out)
 			}
-			failed, passed := results(stepLine, out)
+			failed, passed := Results(stepLine, out)
 			if len(failed)+len(passed) != len(cfg.Steps) {
 				t.Fatalf("the suite against the reference with bug %q ran %d of the %d loop steps (it may not build); output:\n%s", name, len(failed)+len(passed), len(cfg.Steps), out)
 			}
@@ -268,9 +268,9 @@ func Check(t *testing.T, cfg Config, bugs map[string]Bug) {
 	}
 }
 
-// results returns the steps out reports as failed and as passed, in the
-// order it reports them.
-func results(stepLine *regexp.Regexp, out []byte) (failed, passed []string) {
+// Results returns the steps out (go test -v's output) reports as failed
+// and as passed, in the order it reports them; stepLine is StepLine's.
+func Results(stepLine *regexp.Regexp, out []byte) (failed, passed []string) {
 	for _, m := range stepLine.FindAllStringSubmatch(string(out), -1) {
 		if m[1] == "FAIL" {
 			failed = append(failed, m[2])

@@ -121,7 +121,7 @@ func TestResultsAndCompare(t *testing.T) {
     --- SKIP: TestX/04-e (0.00s)
     --- PASS: TestX/05-f (0.00s)
 `)
-	failed, passed := results(StepLine("TestX"), out)
+	failed, passed := Results(StepLine("TestX"), out)
 	if !slices.Equal(failed, []string{"02-b-c"}) || !slices.Equal(passed, []string{"01-a", "05-f"}) {
 		t.Fatalf("failed %v, passed %v; want [02-b-c], [01-a 05-f]", failed, passed)
 	}
