@@ -59,13 +59,13 @@ func init() {
 		// Plan rule 1: the newest ReplicaSet with the Deployment's
 		// template is taken for the new one.
 		"newest-new-replicaset": {
-			Edits: []planted.Edit{{File: "plan.go", Old: "\tfor _, rs := range p.rsList {\n\t\tif equalIgnoreHash(&rs.Spec.Template, &p.d.Spec.Template) {", New: "\tfor i := len(p.rsList) - 1; i >= 0; i-- {\n\t\trs := p.rsList[i]\n\t\tif equalIgnoreHash(&rs.Spec.Template, &p.d.Spec.Template) {"}},
+			Edits: []planted.Edit{{File: "plan.go", Old: "\tfor _, rs := range p.rsList {\n\t\teq, seen := p.matches[rs.Name]", New: "\tfor i := len(p.rsList) - 1; i >= 0; i-- {\n\t\trs := p.rsList[i]\n\t\teq, seen := p.matches[rs.Name]"}},
 			Fails: []string{"02-new-replicaset"},
 		},
 		// Plan rule 1: the new ReplicaSet found by its pod-template-hash
 		// label, not by its template.
 		"new-replicaset-by-hash-label": {
-			Edits: []planted.Edit{{File: "plan.go", Old: "\t\tif equalIgnoreHash(&rs.Spec.Template, &p.d.Spec.Template) {\n\t\t\treturn rs", New: "\t\tif rs.Labels[api.DefaultDeploymentUniqueLabelKey] == rollout.TemplateHash(p.d.Spec.Template, p.d.Status.CollisionCount) {\n\t\t\treturn rs"}},
+			Edits: []planted.Edit{{File: "plan.go", Old: "\t\t\teq = equalIgnoreHash(&rs.Spec.Template, &p.d.Spec.Template)\n", New: "\t\t\teq = rs.Labels[api.DefaultDeploymentUniqueLabelKey] == rollout.TemplateHash(p.d.Spec.Template, p.d.Status.CollisionCount)\n"}},
 			Fails: []string{"02-new-replicaset", "07-status"},
 		},
 		// Plan rule 1: ReplicaSets created at the same time ordered by

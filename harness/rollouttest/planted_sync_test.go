@@ -385,7 +385,7 @@ func init() {
 		// Restart (rules 1 and 7): the template's annotations ignored
 		// when looking for the new ReplicaSet.
 		"template-annotations-ignored": {
-			Edits: []planted.Edit{{File: "plan.go", Old: "\tdelete(bc.Labels, api.DefaultDeploymentUniqueLabelKey)\n", New: "\tdelete(bc.Labels, api.DefaultDeploymentUniqueLabelKey)\n\tac.Annotations, bc.Annotations = nil, nil\n"}},
+			Edits: []planted.Edit{{File: "plan.go", Old: "\tac.Labels, bc.Labels = withoutHash(a.Labels), withoutHash(b.Labels)\n", New: "\tac.Labels, bc.Labels = withoutHash(a.Labels), withoutHash(b.Labels)\n\tac.Annotations, bc.Annotations = nil, nil\n"}},
 			Fails: []string{"09-rollback"},
 		},
 	})

@@ -41,6 +41,11 @@ type pass struct {
 	deletes []string
 	events  []rollout.Event
 	requeue time.Duration
+
+	// matches remembers, by ReplicaSet name, whether its template is the
+	// Deployment's: neither template changes within a pass, and a pass
+	// looks for the new ReplicaSet several times.
+	matches map[string]bool
 }
 
 // errSync stops a pass the way an error stops upstream's sync: the writes
@@ -213,8 +218,16 @@ func (p *pass) getAllReplicaSetsAndSyncRevision(createIfNotExisted bool) (*api.R
 // pod-template-hash label aside (several may match after an upgrade of
 // upstream's hashing; the oldest wins).
 func (p *pass) findNewReplicaSet() *api.ReplicaSet {
+	if p.matches == nil {
+		p.matches = map[string]bool{}
+	}
 	for _, rs := range p.rsList {
-		if equalIgnoreHash(&rs.Spec.Template, &p.d.Spec.Template) {
+		eq, seen := p.matches[rs.Name]
+		if !seen {
+			eq = equalIgnoreHash(&rs.Spec.Template, &p.d.Spec.Template)
+			p.matches[rs.Name] = eq
+		}
+		if eq {
 			return rs
 		}
 	}
@@ -603,10 +616,26 @@ func sortByCreation(rss []*api.ReplicaSet) {
 // templates equal once both lose their pod-template-hash label, compared
 // as upstream's apiequality.Semantic does.
 func equalIgnoreHash(a, b *api.PodTemplateSpec) bool {
-	ac, bc := api.DeepCopyValue(*a), api.DeepCopyValue(*b)
-	delete(ac.Labels, api.DefaultDeploymentUniqueLabelKey)
-	delete(bc.Labels, api.DefaultDeploymentUniqueLabelKey)
+	// Shallow copies with the labels swapped for copies without the
+	// hash: semanticEqual only reads, so the rest may stay shared.
+	ac, bc := *a, *b
+	ac.Labels, bc.Labels = withoutHash(a.Labels), withoutHash(b.Labels)
 	return semanticEqual(reflect.ValueOf(ac), reflect.ValueOf(bc))
+}
+
+// withoutHash is labels without the pod-template-hash label: labels
+// itself when it has none, else a copy.
+func withoutHash(labels map[string]string) map[string]string {
+	if _, ok := labels[api.DefaultDeploymentUniqueLabelKey]; !ok {
+		return labels
+	}
+	out := make(map[string]string, len(labels)-1)
+	for k, v := range labels {
+		if k != api.DefaultDeploymentUniqueLabelKey {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 var (
