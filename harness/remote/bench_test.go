@@ -183,6 +183,15 @@ func benchClaim(b *testing.B, p *Program, n int) {
 //
 //	go test -run TestReplicaSetSuiteTiming -bench Claim -v ./harness/remote/
 func TestReplicaSetSuiteTiming(t *testing.T) {
+	suiteTiming(t, "TestReplicaSet", "15-workers", "exercise 07's suite, steps 01-15")
+}
+
+// suiteTiming runs this test binary as test (a suite, run in process or
+// through the program as envTimingSide says) rounds times a side, wants
+// its last step to pass each time, and logs the mean wall time of each
+// side, as what's. It runs beside the benchmarks only.
+func suiteTiming(t *testing.T, test, last, what string) {
+	t.Helper()
 	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
 		t.Skip("a measurement: runs with -bench")
 	}
@@ -194,18 +203,18 @@ func TestReplicaSetSuiteTiming(t *testing.T) {
 	took := map[string]time.Duration{}
 	for _, side := range []string{"in process", "through the program"} {
 		for range rounds {
-			cmd := exec.Command(exe, "-test.run", "^TestReplicaSet$", "-test.count=1", "-test.v")
+			cmd := exec.Command(exe, "-test.run", "^"+test+"$", "-test.count=1", "-test.v")
 			cmd.Env = append(os.Environ(), envTimingSide+"="+side)
 			start := time.Now()
 			out, err := cmd.CombinedOutput()
 			took[side] += time.Since(start) / rounds
-			if err != nil || !strings.Contains(string(out), "--- PASS: TestReplicaSet/15-workers") {
+			if err != nil || !strings.Contains(string(out), "--- PASS: "+test+"/"+last) {
 				t.Fatalf("the suite %s: %v\n%s", side, err, out)
 			}
 		}
 	}
 	in, remote := took["in process"], took["through the program"]
-	t.Logf("exercise 07's suite, steps 01-15, a process each: %v in process, %v through the program (%.1fx), mean of %d rounds", in.Round(time.Millisecond), remote.Round(time.Millisecond), float64(remote)/float64(in), rounds)
+	t.Logf("%s, a process each: %v in process, %v through the program (%.1fx), mean of %d rounds", what, in.Round(time.Millisecond), remote.Round(time.Millisecond), float64(remote)/float64(in), rounds)
 }
 
 // envTimingSide makes TestReplicaSet run the suite, for
@@ -284,27 +293,5 @@ func benchDecide(b *testing.B, p *Program, n int) {
 //
 //	go test -run TestGCSuiteTiming -bench Decide -v ./harness/remote/
 func TestGCSuiteTiming(t *testing.T) {
-	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
-		t.Skip("a measurement: runs with -bench")
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	const rounds = 3
-	took := map[string]time.Duration{}
-	for _, side := range []string{"in process", "through the program"} {
-		for range rounds {
-			cmd := exec.Command(exe, "-test.run", "^TestGarbageCollector$", "-test.count=1", "-test.v")
-			cmd.Env = append(os.Environ(), envTimingSide+"="+side)
-			start := time.Now()
-			out, err := cmd.CombinedOutput()
-			took[side] += time.Since(start) / rounds
-			if err != nil || !strings.Contains(string(out), "--- PASS: TestGarbageCollector/14-stops") {
-				t.Fatalf("the suite %s: %v\n%s", side, err, out)
-			}
-		}
-	}
-	in, remote := took["in process"], took["through the program"]
-	t.Logf("exercise 08's suite, steps 01-14, a process each: %v in process, %v through the program (%.1fx), mean of %d rounds", in.Round(time.Millisecond), remote.Round(time.Millisecond), float64(remote)/float64(in), rounds)
+	suiteTiming(t, "TestGarbageCollector", "14-stops", "exercise 08's suite, steps 01-14")
 }

@@ -1,17 +1,13 @@
 package remote
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"runtime"
 	"sync"
 
 	"github.com/kubekata/kubekata/harness/api"
 	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/rollout"
 	"github.com/kubekata/kubekata/harness/rollouttest"
-	"github.com/kubekata/kubekata/harness/suite"
 )
 
 // Exercise 09's contract crosses the boundary in two parts, as 08's:
@@ -76,39 +72,14 @@ type deploymentProgram struct {
 
 	mu          sync.Mutex
 	next        int64
-	controllers map[int64]*programDeployment
-}
-
-// programDeployment is a Deployment controller New made, and the
-// grader's clock it reads (nil for the system clock).
-type programDeployment struct {
-	c     rollout.Controller
-	clock *backClock
-}
-
-func (dp *deploymentProgram) add(c *programDeployment) int64 {
-	dp.mu.Lock()
-	defer dp.mu.Unlock()
-	dp.next++
-	dp.controllers[dp.next] = c
-	return dp.next
-}
-
-func (dp *deploymentProgram) controller(id int64) (*programDeployment, error) {
-	dp.mu.Lock()
-	defer dp.mu.Unlock()
-	c, ok := dp.controllers[id]
-	if !ok {
-		return nil, fmt.Errorf("remote: no Deployment controller %d in this program", id)
-	}
-	return c, nil
+	controllers loopTable
 }
 
 // handles counts the controllers the program holds (for the tests).
 func (dp *deploymentProgram) handles() int {
 	dp.mu.Lock()
 	defer dp.mu.Unlock()
-	return len(dp.controllers)
+	return dp.controllers.len()
 }
 
 // DeploymentService serves exercise 09's contract, impl: Bounds and Plan,
@@ -118,12 +89,14 @@ func DeploymentService(impl rollouttest.Impl) Service {
 }
 
 func newDeploymentProgram(impl rollouttest.Impl) *deploymentProgram {
-	return &deploymentProgram{impl: impl, controllers: map[int64]*programDeployment{}}
+	dp := &deploymentProgram{impl: impl}
+	dp.controllers = newLoopTable("Deployment controller", &dp.mu, &dp.next)
+	return dp
 }
 
 func (dp *deploymentProgram) service() Service {
 	impl := dp.impl
-	return Service{exercise: "09-deployment", methods: map[string]method{
+	methods := map[string]method{
 		"deployment.Bounds": func(c *serverCall) *frame {
 			var a boundsArgs
 			if f := c.decode(&a); f != nil {
@@ -158,40 +131,11 @@ func (dp *deploymentProgram) service() Service {
 			if ck != nil {
 				opts.Clock = ck // a nil *backClock would be a Clock that is not nil
 			}
-			ctrl := impl.New(dp.backs.reachBack(a.Client), opts)
-			if ctrl == nil {
-				return resultFrame(int64(0), nil)
-			}
-			return resultFrame(dp.add(&programDeployment{c: ctrl, clock: ck}), nil)
+			return dp.controllers.made(impl.New(dp.backs.reachBack(a.Client), opts), ck)
 		},
-		"deployment.Run": func(c *serverCall) *frame {
-			var a deploymentArgs
-			if f := c.decode(&a); f != nil {
-				return f
-			}
-			pd, err := dp.controller(a.ID)
-			if err != nil {
-				return &frame{Err: toWire(err)}
-			}
-			if pd.clock != nil {
-				defer pd.clock.abandon()
-			}
-			return resultFrame(errResult{Err: toWire(pd.c.Run(c.ctx))}, nil)
-		},
-		"deployment.Goroutines": func(c *serverCall) *frame {
-			return resultFrame(suite.ImplementationGoroutines(), nil)
-		},
-		"deployment.Free": func(c *serverCall) *frame {
-			var a deploymentArgs
-			if f := c.decode(&a); f != nil {
-				return f
-			}
-			dp.mu.Lock()
-			delete(dp.controllers, a.ID)
-			dp.mu.Unlock()
-			return resultFrame(nil, nil)
-		},
-	}}
+	}
+	addLoopMethods[deploymentArgs](methods, &dp.controllers, "deployment")
+	return Service{exercise: "09-deployment", methods: methods}
 }
 
 // The grader's side.
@@ -226,53 +170,16 @@ func Deployment(p *Program) rollouttest.Impl {
 			return out.Plan
 		},
 		New: func(c client.Interface, opts rollout.Options) rollout.Controller {
-			a := deploymentArgs{Workers: opts.Workers}
-			var err error
-			if a.Client, err = p.shareClient(c); err != nil {
-				repanic(err.Error())
-			}
-			if a.Clock, err = p.shareClock(opts.Clock); err != nil {
-				p.unshareClient(a.Client)
-				repanic(err.Error())
-			}
-			var id int64
-			pr := func() *proc {
-				defer func() {
-					if id == 0 { // New failed or made no controller
-						p.unshareClient(a.Client)
-						p.unshare(a.Clock)
-					}
-				}()
-				return p.pureProc("deployment.New", a, &id)
-			}()
-			if id == 0 {
+			ctrl := newRemoteLoop(p, "deployment", c,
+				[]func() (backRef, error){func() (backRef, error) { return p.shareClock(opts.Clock) }},
+				func(cref clientRef, refs []backRef) any {
+					return deploymentArgs{Workers: opts.Workers, Client: cref, Clock: refs[0]}
+				},
+				func(id int64) any { return deploymentArgs{ID: id} })
+			if ctrl == nil {
 				return nil
 			}
-			ctrl := &remoteDeployment{p: p, pr: pr, id: id}
-			clk := a.Clock
-			runtime.AddCleanup(ctrl, func(h handle) {
-				h.free("deployment.Free", deploymentArgs{ID: h.id})
-				h.p.unshareClient(h.client)
-				h.p.unshare(clk)
-			}, handle{p: p, pr: pr, id: id, client: a.Client})
 			return ctrl
 		},
 	}
-}
-
-// remoteDeployment is a Deployment controller New made in the program.
-type remoteDeployment struct {
-	p  *Program
-	pr *proc
-	id int64
-}
-
-var _ rollout.Controller = (*remoteDeployment)(nil)
-
-// Run runs the controller in the program until ctx ends (runLoop): its
-// goroutines of the implementation still running there after it returned
-// make its error.
-func (c *remoteDeployment) Run(ctx context.Context) error {
-	defer runtime.KeepAlive(c) // its cleanup unshares the client and Clock the loop uses
-	return runLoop(ctx, c.p, c.pr, "deployment.Run", "deployment.Goroutines", deploymentArgs{ID: c.id})
 }

@@ -31,24 +31,7 @@ func init() {
 	fakes["deploymentsol"] = func() Service { return DeploymentService(solutionDeployment()) }
 	fakes["deployment"] = func() Service {
 		dp := newDeploymentProgram(fakeDeployment())
-		svc := dp.service()
-		svc.methods["test.Handles"] = func(c *serverCall) *frame {
-			return resultFrame(dp.handles(), nil)
-		}
-		svc.methods["test.PendingWaits"] = func(c *serverCall) *frame {
-			dp.mu.Lock()
-			defer dp.mu.Unlock()
-			n := 0
-			for _, pd := range dp.controllers {
-				if pd.clock != nil {
-					pd.clock.mu.Lock()
-					n += len(pd.clock.pending)
-					pd.clock.mu.Unlock()
-				}
-			}
-			return resultFrame(n, nil)
-		}
-		return svc
+		return withLoopTestMethods(dp.service(), dp.handles, &dp.controllers)
 	}
 }
 
@@ -492,43 +475,7 @@ func TestDeploymentReachBacks(t *testing.T) {
 	if seen := configMap(t, f, "seen"); !reflect.DeepEqual(seen.Data, want) {
 		t.Errorf("the controller in the program was given %v, want %v", seen.Data, want)
 	}
-	if now := configMap(t, f, "waiting").Data["now"]; now != t0.Format(time.RFC3339Nano) {
-		t.Errorf("the grader's clock told the program the time %s, want t0", now)
-	}
-	if n := clk.Waiters(); n != 1 {
-		t.Fatalf("the grader's clock counts %d waits once the program's After returned, want 1", n)
-	}
-	clk.Step(10 * time.Second)
-	if at := configMap(t, f, "fired").Data["at"]; at != t0.Add(10*time.Second).Format(time.RFC3339Nano) {
-		t.Errorf("After(10s) in the program received %s, want t0+10s", at)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for clk.Waiters() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the program's second After(1h) never reached the grader's clock")
-		}
-		time.Sleep(5 * time.Millisecond) // polls the fake clock, with a deadline
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Run after ctx ended = %v, want nil", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return within 10s of its ctx's end")
-	}
-	for {
-		var pending int
-		p.pure("test.PendingWaits", struct{}{}, &pending)
-		if pending == 0 && clockWaitsServed() == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("10s after Run returned, the program still waits on %d clock waits and the grader serves %d, want 0 and 0", pending, clockWaitsServed())
-		}
-		time.Sleep(5 * time.Millisecond) // polls a condition, with a deadline
-	}
+	checkLoopClock(t, p, f, clk, cancel, done)
 }
 
 // A nil Clock stays nil in the program, and Workers 0 is 0.
@@ -554,19 +501,12 @@ func TestDeploymentNilOptions(t *testing.T) {
 func TestDeploymentLoopFailures(t *testing.T) {
 	p, _ := fake(t, "deployment")
 	impl := Deployment(p)
-	if msg, ok := recovered(func() { impl.New(client.NewFake(), rollout.Options{Workers: workersNewPanics}) }); !ok || !strings.Contains(msg, "not implemented: New") {
-		t.Errorf("New that panics: panicked %v with %q, want not implemented: New", ok, msg)
+	newLoop := func(workers int) rollout.Controller {
+		return impl.New(client.NewFake(), rollout.Options{Workers: workers})
 	}
-	if c := impl.New(client.NewFake(), rollout.Options{Workers: workersNil}); c != nil {
-		t.Errorf("New that returns nil = %#v, want nil", c)
-	}
+	checkNewFailures(t, newLoop)
 	// The test loop is the garbage collector's: its error says so.
-	if err := impl.New(client.NewFake(), rollout.Options{Workers: workersRunFails}).Run(t.Context()); err == nil || err.Error() != "garbagecollector: no kinds to watch" {
-		t.Errorf("Run that fails = %v, want its error", err)
-	}
-	if msg, ok := recovered(func() { _ = impl.New(client.NewFake(), rollout.Options{Workers: workersRunPanics}).Run(t.Context()) }); !ok || !strings.Contains(msg, "not implemented: Run") {
-		t.Errorf("Run that panics: panicked %v with %q, want not implemented: Run", ok, msg)
-	}
+	checkRunFailures(t, newLoop, "garbagecollector: no kinds to watch")
 	if got, want := impl.Bounds(testDeployment("web", 3, "1", "25%")), (rollout.Bounds{MaxSurge: 301, MaxUnavailable: 3}); got != want {
 		t.Errorf("Bounds(web) after the failures = %+v, want %+v", got, want)
 	}
@@ -576,41 +516,9 @@ func TestDeploymentLoopFailures(t *testing.T) {
 // grader's side is garbage, with the client and Clock it shared.
 func TestDeploymentHandlesFreed(t *testing.T) {
 	p, _ := fake(t, "deployment")
-	handles := func() int {
-		var n int
-		p.pure("test.Handles", struct{}{}, &n)
-		return n
-	}
-	func() {
-		if c := Deployment(p).New(client.NewFake(), rollout.Options{Clock: informer.NewFakeClock(t0)}); c == nil {
-			t.Fatal("New = nil, want a controller")
-		}
-		if n := handles(); n != 1 {
-			t.Fatalf("controllers in the program = %d, want 1", n)
-		}
-	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		runtime.GC()
-		if n := handles(); n == 0 {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("controllers in the program 10s after the grader dropped them = %d, want 0", n)
-		}
-		time.Sleep(10 * time.Millisecond) // polls a condition that GC and a call make true, with a deadline
-	}
-	p.mu.Lock()
-	back := p.back
-	p.mu.Unlock()
-	back.clients.mu.Lock()
-	nc := len(back.clients.byID)
-	back.clients.mu.Unlock()
-	back.shares.mu.Lock()
-	ns := len(back.shares.byID)
-	back.shares.mu.Unlock()
-	if nc != 0 || ns != 0 {
-		t.Errorf("clients and values the grader still shares = %d and %d, want 0 and 0 once the controller is freed", nc, ns)
-	}
+	checkLoopFreed(t, p, "controller", "controllers", func() bool {
+		return Deployment(p).New(client.NewFake(), rollout.Options{Clock: informer.NewFakeClock(t0)}) != nil
+	})
 }
 
 // The solution's Bounds and Plan give through the program what they give
@@ -688,15 +596,7 @@ func TestDeploymentSolutionLoopThroughProgram(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond) // polls the fake, with a deadline
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Run after ctx ended = %v, want nil", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return within 10s of its ctx's end")
-	}
+	stopRun(t, cancel, done)
 	var left []string
 	p.pure("deployment.Goroutines", struct{}{}, &left)
 	if len(left) != 0 {
@@ -790,27 +690,9 @@ func New(c client.Interface, opts rollout.Options) rollout.Controller {
 // reached back as before.
 func TestDeploymentMisbehaviourCostsOnlyItsSteps(t *testing.T) {
 	skipShort(t)
-	impl := program(t, "deploymisbehaves", "09-deployment")
-	results, out, took := grade(t, "09-deployment", impl)
-	t.Logf("graded in %v", took.Round(time.Millisecond))
-	failing := map[string]string{
+	gradeCostsOnly(t, "deploymisbehaves", "09-deployment", map[string]string{
 		"01-bounds":    "the implementation called runtime.Goexit",
 		"05-recreate":  "changed its input",
 		"15-collision": "not implemented: a hash collision on",
-	}
-	for _, step := range exerciseOf(t, "09-deployment").StepIDs() {
-		want := "PASS"
-		if failing[step] != "" {
-			want = "FAIL"
-		}
-		if results[step] != want {
-			t.Errorf("step %s = %q, want %s\n%s", step, results[step], want, tailOf(out))
-		}
-	}
-	sections := stepSections(out)
-	for step, msg := range failing {
-		if !strings.Contains(sections[step], msg) {
-			t.Errorf("step %s does not say %q:\n%s", step, msg, sections[step])
-		}
-	}
+	})
 }

@@ -324,18 +324,43 @@ func TestMisbehaviourCostsOnlyItsSteps(t *testing.T) {
 		"02-steady-state":   "the implementation's program exited (exit status 3)",
 		"12-burst":          "did not return within 5s",
 	}
-	for _, step := range exerciseOf(t, "01-reconcile").StepIDs() {
+	checkFailing(t, "01-reconcile", results, out, failing)
+	for step, msg := range failing {
+		if !strings.Contains(out, msg) {
+			t.Errorf("grader output does not say %q (step %s)\n%s", msg, step, tailOf(out))
+		}
+	}
+}
+
+// gradeCostsOnly grades exercise with the program name, and wants the
+// steps failing names to fail, each saying its message (or one of the
+// messages "|" separates) in its own section of the output, and every
+// other step to pass.
+func gradeCostsOnly(t *testing.T, name, exercise string, failing map[string]string) {
+	t.Helper()
+	impl := program(t, name, exercise)
+	results, out, took := grade(t, exercise, impl)
+	t.Logf("graded in %v", took.Round(time.Millisecond))
+	checkFailing(t, exercise, results, out, failing)
+	sections := stepSections(out)
+	for step, msg := range failing {
+		if !slices.ContainsFunc(strings.Split(msg, "|"), func(m string) bool { return strings.Contains(sections[step], m) }) {
+			t.Errorf("step %s does not say %q:\n%s", step, msg, sections[step])
+		}
+	}
+}
+
+// checkFailing wants the steps of exercise that failing names to have
+// failed, and every other one to have passed.
+func checkFailing(t *testing.T, exercise string, results map[string]string, out string, failing map[string]string) {
+	t.Helper()
+	for _, step := range exerciseOf(t, exercise).StepIDs() {
 		want := "PASS"
 		if failing[step] != "" {
 			want = "FAIL"
 		}
 		if results[step] != want {
 			t.Errorf("step %s = %q, want %s\n%s", step, results[step], want, tailOf(out))
-		}
-	}
-	for step, msg := range failing {
-		if !strings.Contains(out, msg) {
-			t.Errorf("grader output does not say %q (step %s)\n%s", msg, step, tailOf(out))
 		}
 	}
 }
@@ -437,28 +462,10 @@ func (s misbehaving) Restore(ctx context.Context, r io.Reader) error {
 // them; the watch, snapshot and restore streams of the other steps work.
 func TestStoreMisbehaviourCostsOnlyItsSteps(t *testing.T) {
 	skipShort(t)
-	impl := program(t, "storemisbehaves", "03-store")
-	results, out, took := grade(t, "03-store", impl)
-	t.Logf("graded in %v", took.Round(time.Millisecond))
-	failing := map[string]string{
+	gradeCostsOnly(t, "storemisbehaves", "03-store", map[string]string{
 		"10-compact":  "the implementation's program exited (exit status 6)",
 		"13-snapshot": "the implementation called runtime.Goexit",
-	}
-	for _, step := range exerciseOf(t, "03-store").StepIDs() {
-		want := "PASS"
-		if failing[step] != "" {
-			want = "FAIL"
-		}
-		if results[step] != want {
-			t.Errorf("step %s = %q, want %s\n%s", step, results[step], want, tailOf(out))
-		}
-	}
-	sections := stepSections(out)
-	for step, msg := range failing {
-		if !slices.ContainsFunc(strings.Split(msg, "|"), func(m string) bool { return strings.Contains(sections[step], m) }) {
-			t.Errorf("step %s does not say %q:\n%s", step, msg, sections[step])
-		}
-	}
+	})
 }
 
 // schedMisbehavesSource is the solution of 06, except that its queue
@@ -517,31 +524,13 @@ func New(c client.Interface, opts framework.Options) framework.Scheduler {
 // crashes cost exercise 06 only the steps that met them.
 func TestSchedulerMisbehaviourCostsOnlyItsSteps(t *testing.T) {
 	skipShort(t)
-	impl := program(t, "schedmisbehaves", "06-scheduler")
-	results, out, took := grade(t, "06-scheduler", impl)
-	t.Logf("graded in %v", took.Round(time.Millisecond))
 	// A Run that hangs past its ctx is killed only runGrace (10s) after
 	// it, as long as the suite waits in one process, so the step fails
 	// as it would there: on the suite's own wait for Run, or on the
 	// step's deadline, whichever comes first.
-	failing := map[string]string{
+	gradeCostsOnly(t, "schedmisbehaves", "06-scheduler", map[string]string{
 		"13-queue-order-and-backoff": "the implementation called runtime.Goexit",
 		"15-bind":                    "did not return within 5s after ctx ended|did not finish within 10s",
 		"16-unschedulable-and-retry": "not implemented: binding",
-	}
-	for _, step := range exerciseOf(t, "06-scheduler").StepIDs() {
-		want := "PASS"
-		if failing[step] != "" {
-			want = "FAIL"
-		}
-		if results[step] != want {
-			t.Errorf("step %s = %q, want %s\n%s", step, results[step], want, tailOf(out))
-		}
-	}
-	sections := stepSections(out)
-	for step, msg := range failing {
-		if !slices.ContainsFunc(strings.Split(msg, "|"), func(m string) bool { return strings.Contains(sections[step], m) }) {
-			t.Errorf("step %s does not say %q:\n%s", step, msg, sections[step])
-		}
-	}
+	})
 }

@@ -1,18 +1,14 @@
 package remote
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"reflect"
-	"runtime"
 	"sync"
 
 	"github.com/kubekata/kubekata/harness/api"
 	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/gc"
 	"github.com/kubekata/kubekata/harness/gctest"
-	"github.com/kubekata/kubekata/harness/suite"
 )
 
 // Exercise 08's contract crosses the boundary in two parts:
@@ -70,39 +66,14 @@ type gcProgram struct {
 
 	mu         sync.Mutex
 	next       int64
-	collectors map[int64]*programCollector
-}
-
-// programCollector is a collector New made, and the grader's clock it
-// reads (nil for the system clock).
-type programCollector struct {
-	c     gc.Controller
-	clock *backClock
-}
-
-func (gp *gcProgram) add(c *programCollector) int64 {
-	gp.mu.Lock()
-	defer gp.mu.Unlock()
-	gp.next++
-	gp.collectors[gp.next] = c
-	return gp.next
-}
-
-func (gp *gcProgram) collector(id int64) (*programCollector, error) {
-	gp.mu.Lock()
-	defer gp.mu.Unlock()
-	c, ok := gp.collectors[id]
-	if !ok {
-		return nil, fmt.Errorf("remote: no garbage collector %d in this program", id)
-	}
-	return c, nil
+	collectors loopTable
 }
 
 // handles counts the collectors the program holds (for the tests).
 func (gp *gcProgram) handles() int {
 	gp.mu.Lock()
 	defer gp.mu.Unlock()
-	return len(gp.collectors)
+	return gp.collectors.len()
 }
 
 // GCService serves exercise 08's contract, impl: Classify and Decide, and
@@ -112,12 +83,14 @@ func GCService(impl gctest.Impl) Service {
 }
 
 func newGCProgram(impl gctest.Impl) *gcProgram {
-	return &gcProgram{impl: impl, collectors: map[int64]*programCollector{}}
+	gp := &gcProgram{impl: impl}
+	gp.collectors = newLoopTable("garbage collector", &gp.mu, &gp.next)
+	return gp
 }
 
 func (gp *gcProgram) service() Service {
 	impl := gp.impl
-	return Service{exercise: "08-garbagecollector", methods: map[string]method{
+	methods := map[string]method{
 		"gc.Classify": func(c *serverCall) *frame {
 			var a classifyArgs
 			if f := c.decode(&a); f != nil {
@@ -162,40 +135,11 @@ func (gp *gcProgram) service() Service {
 			if ck != nil {
 				opts.Clock = ck // a nil *backClock would be a Clock that is not nil
 			}
-			ctrl := impl.New(gp.backs.reachBack(a.Client), opts)
-			if ctrl == nil {
-				return resultFrame(int64(0), nil)
-			}
-			return resultFrame(gp.add(&programCollector{c: ctrl, clock: ck}), nil)
+			return gp.collectors.made(impl.New(gp.backs.reachBack(a.Client), opts), ck)
 		},
-		"gc.Run": func(c *serverCall) *frame {
-			var a gcArgs
-			if f := c.decode(&a); f != nil {
-				return f
-			}
-			pc, err := gp.collector(a.ID)
-			if err != nil {
-				return &frame{Err: toWire(err)}
-			}
-			if pc.clock != nil {
-				defer pc.clock.abandon()
-			}
-			return resultFrame(errResult{Err: toWire(pc.c.Run(c.ctx))}, nil)
-		},
-		"gc.Goroutines": func(c *serverCall) *frame {
-			return resultFrame(suite.ImplementationGoroutines(), nil)
-		},
-		"gc.Free": func(c *serverCall) *frame {
-			var a gcArgs
-			if f := c.decode(&a); f != nil {
-				return f
-			}
-			gp.mu.Lock()
-			delete(gp.collectors, a.ID)
-			gp.mu.Unlock()
-			return resultFrame(nil, nil)
-		},
-	}}
+	}
+	addLoopMethods[gcArgs](methods, &gp.collectors, "gc")
+	return Service{exercise: "08-garbagecollector", methods: methods}
 }
 
 // The grader's side.
@@ -237,54 +181,19 @@ func GC(p *Program) gctest.Impl {
 					a.Kinds[i] = toWireKind(k)
 				}
 			}
-			var err error
-			if a.Client, err = p.shareClient(c); err != nil {
-				repanic(err.Error())
-			}
-			if a.Clock, err = p.shareClock(opts.Clock); err != nil {
-				p.unshareClient(a.Client)
-				repanic(err.Error())
-			}
-			var id int64
-			pr := func() *proc {
-				defer func() {
-					if id == 0 { // New failed or made no collector
-						p.unshareClient(a.Client)
-						p.unshare(a.Clock)
-					}
-				}()
-				return p.pureProc("gc.New", a, &id)
-			}()
-			if id == 0 {
+			ctrl := newRemoteLoop(p, "gc", c,
+				[]func() (backRef, error){func() (backRef, error) { return p.shareClock(opts.Clock) }},
+				func(cref clientRef, refs []backRef) any {
+					a.Client, a.Clock = cref, refs[0]
+					return a
+				},
+				func(id int64) any { return gcArgs{ID: id} })
+			if ctrl == nil {
 				return nil
 			}
-			ctrl := &remoteCollector{p: p, pr: pr, id: id}
-			clk := a.Clock
-			runtime.AddCleanup(ctrl, func(h handle) {
-				h.free("gc.Free", gcArgs{ID: h.id})
-				h.p.unshareClient(h.client)
-				h.p.unshare(clk)
-			}, handle{p: p, pr: pr, id: id, client: a.Client})
 			return ctrl
 		},
 	}
-}
-
-// remoteCollector is a garbage collector New made in the program.
-type remoteCollector struct {
-	p  *Program
-	pr *proc
-	id int64
-}
-
-var _ gc.Controller = (*remoteCollector)(nil)
-
-// Run runs the collector in the program until ctx ends (runLoop): its
-// goroutines of the implementation still running there after it returned
-// make its error.
-func (c *remoteCollector) Run(ctx context.Context) error {
-	defer runtime.KeepAlive(c) // its cleanup unshares the client and Clock the loop uses
-	return runLoop(ctx, c.p, c.pr, "gc.Run", "gc.Goroutines", gcArgs{ID: c.id})
 }
 
 // writeThrough writes what a call in the program left in *src over *dst,

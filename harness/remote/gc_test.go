@@ -31,24 +31,7 @@ func init() {
 	fakes["gcsol"] = func() Service { return GCService(solutionGC()) }
 	fakes["gc"] = func() Service {
 		gp := newGCProgram(fakeGC())
-		svc := gp.service()
-		svc.methods["test.Handles"] = func(c *serverCall) *frame {
-			return resultFrame(gp.handles(), nil)
-		}
-		svc.methods["test.PendingWaits"] = func(c *serverCall) *frame {
-			gp.mu.Lock()
-			defer gp.mu.Unlock()
-			n := 0
-			for _, pc := range gp.collectors {
-				if pc.clock != nil {
-					pc.clock.mu.Lock()
-					n += len(pc.clock.pending)
-					pc.clock.mu.Unlock()
-				}
-			}
-			return resultFrame(n, nil)
-		}
-		return svc
+		return withLoopTestMethods(gp.service(), gp.handles, &gp.collectors)
 	}
 }
 
@@ -397,43 +380,7 @@ func TestGCReachBacks(t *testing.T) {
 	if seen := configMap(t, f, "seen"); !reflect.DeepEqual(seen.Data, want) {
 		t.Errorf("the collector in the program was given %v, want %v", seen.Data, want)
 	}
-	if now := configMap(t, f, "waiting").Data["now"]; now != t0.Format(time.RFC3339Nano) {
-		t.Errorf("the grader's clock told the program the time %s, want t0", now)
-	}
-	if n := clk.Waiters(); n != 1 {
-		t.Fatalf("the grader's clock counts %d waits once the program's After returned, want 1", n)
-	}
-	clk.Step(10 * time.Second)
-	if at := configMap(t, f, "fired").Data["at"]; at != t0.Add(10*time.Second).Format(time.RFC3339Nano) {
-		t.Errorf("After(10s) in the program received %s, want t0+10s", at)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for clk.Waiters() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the program's second After(1h) never reached the grader's clock")
-		}
-		time.Sleep(5 * time.Millisecond) // polls the fake clock, with a deadline
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Run after ctx ended = %v, want nil", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return within 10s of its ctx's end")
-	}
-	for {
-		var pending int
-		p.pure("test.PendingWaits", struct{}{}, &pending)
-		if pending == 0 && clockWaitsServed() == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("10s after Run returned, the program still waits on %d clock waits and the grader serves %d, want 0 and 0", pending, clockWaitsServed())
-		}
-		time.Sleep(5 * time.Millisecond) // polls a condition, with a deadline
-	}
+	checkLoopClock(t, p, f, clk, cancel, done)
 }
 
 // Nil kinds and a nil Clock stay nil in the program, Workers 0 is 0, and
@@ -466,22 +413,13 @@ func TestGCNilOptions(t *testing.T) {
 func TestGCLoopFailures(t *testing.T) {
 	p, _ := fake(t, "gc")
 	impl := GC(p)
-	if msg, ok := recovered(func() { impl.New(client.NewFake(), gc.Options{Workers: workersNewPanics}) }); !ok || !strings.Contains(msg, "not implemented: New") {
-		t.Errorf("New that panics: panicked %v with %q, want not implemented: New", ok, msg)
-	}
-	if c := impl.New(client.NewFake(), gc.Options{Workers: workersNil}); c != nil {
-		t.Errorf("New that returns nil = %#v, want nil", c)
-	}
+	newLoop := func(workers int) gc.Controller { return impl.New(client.NewFake(), gc.Options{Workers: workers}) }
+	checkNewFailures(t, newLoop)
 	unknown := api.Kind{Group: "example.com", Version: "v1", Kind: "Widget", Resource: "widgets"}
 	if msg, ok := recovered(func() { impl.New(client.NewFake(), gc.Options{Kinds: []api.Kind{unknown}}) }); !ok || !strings.Contains(msg, `no kind serves resource "widgets"`) {
 		t.Errorf("New with an unregistered kind: panicked %v with %q, want no kind serves resource \"widgets\"", ok, msg)
 	}
-	if err := impl.New(client.NewFake(), gc.Options{Workers: workersRunFails}).Run(t.Context()); err == nil || err.Error() != "garbagecollector: no kinds to watch" {
-		t.Errorf("Run that fails = %v, want its error", err)
-	}
-	if msg, ok := recovered(func() { _ = impl.New(client.NewFake(), gc.Options{Workers: workersRunPanics}).Run(t.Context()) }); !ok || !strings.Contains(msg, "not implemented: Run") {
-		t.Errorf("Run that panics: panicked %v with %q, want not implemented: Run", ok, msg)
-	}
+	checkRunFailures(t, newLoop, "garbagecollector: no kinds to watch")
 	if got := impl.Classify(*gcItem("web"), nil); !reflect.DeepEqual(got, gc.Classes{}) {
 		t.Errorf("Classify(web with no owners) after the failures = %+v, want no classes", got)
 	}
@@ -491,41 +429,9 @@ func TestGCLoopFailures(t *testing.T) {
 // grader's side is garbage, with the client and Clock it shared.
 func TestGCHandlesFreed(t *testing.T) {
 	p, _ := fake(t, "gc")
-	handles := func() int {
-		var n int
-		p.pure("test.Handles", struct{}{}, &n)
-		return n
-	}
-	func() {
-		if c := GC(p).New(client.NewFake(), gc.Options{Clock: informer.NewFakeClock(t0)}); c == nil {
-			t.Fatal("New = nil, want a collector")
-		}
-		if n := handles(); n != 1 {
-			t.Fatalf("collectors in the program = %d, want 1", n)
-		}
-	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		runtime.GC()
-		if n := handles(); n == 0 {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("collectors in the program 10s after the grader dropped them = %d, want 0", n)
-		}
-		time.Sleep(10 * time.Millisecond) // polls a condition that GC and a call make true, with a deadline
-	}
-	p.mu.Lock()
-	back := p.back
-	p.mu.Unlock()
-	back.clients.mu.Lock()
-	nc := len(back.clients.byID)
-	back.clients.mu.Unlock()
-	back.shares.mu.Lock()
-	ns := len(back.shares.byID)
-	back.shares.mu.Unlock()
-	if nc != 0 || ns != 0 {
-		t.Errorf("clients and values the grader still shares = %d and %d, want 0 and 0 once the collector is freed", nc, ns)
-	}
+	checkLoopFreed(t, p, "collector", "collectors", func() bool {
+		return GC(p).New(client.NewFake(), gc.Options{Clock: informer.NewFakeClock(t0)}) != nil
+	})
 }
 
 // The solution's collector runs in the program over the grader's fake:
@@ -596,15 +502,7 @@ func TestGCSolutionLoopThroughProgram(t *testing.T) {
 		}
 	}
 	rec.mu.Unlock()
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Run after ctx ended = %v, want nil", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return within 10s of its ctx's end")
-	}
+	stopRun(t, cancel, done)
 	var left []string
 	p.pure("gc.Goroutines", struct{}{}, &left)
 	if len(left) != 0 {
@@ -701,27 +599,9 @@ func New(c client.Interface, opts gc.Options) gc.Controller {
 // back as before.
 func TestGCMisbehaviourCostsOnlyItsSteps(t *testing.T) {
 	skipShort(t)
-	impl := program(t, "gcmisbehaves", "08-garbagecollector")
-	results, out, took := grade(t, "08-garbagecollector", impl)
-	t.Logf("graded in %v", took.Round(time.Millisecond))
-	failing := map[string]string{
+	gradeCostsOnly(t, "gcmisbehaves", "08-garbagecollector", map[string]string{
 		"01-classify":            "changed the item",
 		"06-deleting-dependents": "the implementation called runtime.Goexit",
 		"11-orphan":              "not implemented: removing the orphan finalizer",
-	}
-	for _, step := range exerciseOf(t, "08-garbagecollector").StepIDs() {
-		want := "PASS"
-		if failing[step] != "" {
-			want = "FAIL"
-		}
-		if results[step] != want {
-			t.Errorf("step %s = %q, want %s\n%s", step, results[step], want, tailOf(out))
-		}
-	}
-	sections := stepSections(out)
-	for step, msg := range failing {
-		if !strings.Contains(sections[step], msg) {
-			t.Errorf("step %s does not say %q:\n%s", step, msg, sections[step])
-		}
-	}
+	})
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/replicas"
 	"github.com/kubekata/kubekata/harness/replicasettest"
-	"github.com/kubekata/kubekata/harness/suite"
 )
 
 // Exercise 07's contract crosses the boundary in three parts:
@@ -98,25 +97,14 @@ type replicaSetProgram struct {
 	mu           sync.Mutex
 	next         int64
 	expectations map[int64]replicas.Expectations
-	controllers  map[int64]*programController
+	controllers  loopTable
 }
 
-// programController is a controller New made, and the grader's clock it
-// reads (nil for the system clock).
-type programController struct {
-	c     replicas.Controller
-	clock *backClock
-}
-
-func (rp *replicaSetProgram) add(e replicas.Expectations, c *programController) int64 {
+func (rp *replicaSetProgram) addExpectations(e replicas.Expectations) int64 {
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	rp.next++
-	if e != nil {
-		rp.expectations[rp.next] = e
-	} else {
-		rp.controllers[rp.next] = c
-	}
+	rp.expectations[rp.next] = e
 	return rp.next
 }
 
@@ -130,21 +118,11 @@ func (rp *replicaSetProgram) expectationsOf(id int64) (replicas.Expectations, er
 	return e, nil
 }
 
-func (rp *replicaSetProgram) controller(id int64) (*programController, error) {
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	c, ok := rp.controllers[id]
-	if !ok {
-		return nil, fmt.Errorf("remote: no controller %d in this program", id)
-	}
-	return c, nil
-}
-
 // handles counts the handles the program holds (for the tests).
 func (rp *replicaSetProgram) handles() (expectations, controllers int) {
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
-	return len(rp.expectations), len(rp.controllers)
+	return len(rp.expectations), rp.controllers.len()
 }
 
 // ReplicaSetService serves exercise 07's contract, impl: the three pure
@@ -155,7 +133,9 @@ func ReplicaSetService(impl replicasettest.Impl) Service {
 }
 
 func newReplicaSetProgram(impl replicasettest.Impl) *replicaSetProgram {
-	return &replicaSetProgram{impl: impl, expectations: map[int64]replicas.Expectations{}, controllers: map[int64]*programController{}}
+	rp := &replicaSetProgram{impl: impl, expectations: map[int64]replicas.Expectations{}}
+	rp.controllers = newLoopTable("controller", &rp.mu, &rp.next)
+	return rp
 }
 
 func (rp *replicaSetProgram) service() Service {
@@ -174,7 +154,7 @@ func (rp *replicaSetProgram) service() Service {
 		}
 	}
 	done := func() *frame { return resultFrame(expectationsResult{}, nil) }
-	return Service{exercise: "07-replicaset", methods: map[string]method{
+	methods := map[string]method{
 		"replicaset.NewPod": func(c *serverCall) *frame {
 			var a newPodArgs
 			if f := c.decode(&a); f != nil {
@@ -217,7 +197,7 @@ func (rp *replicaSetProgram) service() Service {
 			if e == nil {
 				return resultFrame(int64(0), nil)
 			}
-			return resultFrame(rp.add(e, nil), nil)
+			return resultFrame(rp.addExpectations(e), nil)
 		},
 		"expectations.ExpectCreations": onExpectations(func(c *serverCall, a *expectationsArgs, e replicas.Expectations) *frame {
 			e.ExpectCreations(a.Key, a.Adds, a.Now)
@@ -262,40 +242,11 @@ func (rp *replicaSetProgram) service() Service {
 			if ck != nil {
 				opts.Clock = ck // a nil *backClock would be a Clock that is not nil
 			}
-			ctrl := impl.New(rp.backs.reachBack(a.Client), opts)
-			if ctrl == nil {
-				return resultFrame(int64(0), nil)
-			}
-			return resultFrame(rp.add(nil, &programController{c: ctrl, clock: ck}), nil)
+			return rp.controllers.made(impl.New(rp.backs.reachBack(a.Client), opts), ck)
 		},
-		"replicaset.Run": func(c *serverCall) *frame {
-			var a controllerArgs
-			if f := c.decode(&a); f != nil {
-				return f
-			}
-			pc, err := rp.controller(a.ID)
-			if err != nil {
-				return &frame{Err: toWire(err)}
-			}
-			if pc.clock != nil {
-				defer pc.clock.abandon()
-			}
-			return resultFrame(errResult{Err: toWire(pc.c.Run(c.ctx))}, nil)
-		},
-		"replicaset.Goroutines": func(c *serverCall) *frame {
-			return resultFrame(suite.ImplementationGoroutines(), nil)
-		},
-		"replicaset.Free": func(c *serverCall) *frame {
-			var a controllerArgs
-			if f := c.decode(&a); f != nil {
-				return f
-			}
-			rp.mu.Lock()
-			delete(rp.controllers, a.ID)
-			rp.mu.Unlock()
-			return resultFrame(nil, nil)
-		},
-	}}
+	}
+	addLoopMethods[controllerArgs](methods, &rp.controllers, "replicaset")
+	return Service{exercise: "07-replicaset", methods: methods}
 }
 
 // The grader's side.
@@ -354,44 +305,22 @@ func ReplicaSet(p *Program) replicasettest.Impl {
 			return e
 		},
 		New: func(c client.Interface, opts replicas.Options) replicas.Controller {
-			a := controllerArgs{Workers: opts.Workers}
-			var err error
-			if a.Client, err = p.shareClient(c); err != nil {
-				repanic(err.Error())
-			}
-			if a.Plan, err = p.sharePlan(opts.Plan); err != nil {
-				p.unshareClient(a.Client)
-				repanic(err.Error())
-			}
 			var ck clock
 			if opts.Clock != nil {
 				ck = opts.Clock
 			}
-			if a.Clock, err = p.shareClock(ck); err != nil {
-				p.unshareClient(a.Client)
-				p.unshare(a.Plan)
-				repanic(err.Error())
-			}
-			var id int64
-			pr := func() *proc {
-				defer func() {
-					if id == 0 { // New failed or made no controller
-						p.unshareClient(a.Client)
-						p.unshare(a.Plan, a.Clock)
-					}
-				}()
-				return p.pureProc("replicaset.New", a, &id)
-			}()
-			if id == 0 {
+			ctrl := newRemoteLoop(p, "replicaset", c,
+				[]func() (backRef, error){
+					func() (backRef, error) { return p.sharePlan(opts.Plan) },
+					func() (backRef, error) { return p.shareClock(ck) },
+				},
+				func(cref clientRef, refs []backRef) any {
+					return controllerArgs{Workers: opts.Workers, Client: cref, Plan: refs[0], Clock: refs[1]}
+				},
+				func(id int64) any { return controllerArgs{ID: id} })
+			if ctrl == nil {
 				return nil
 			}
-			ctrl := &remoteController{p: p, pr: pr, id: id}
-			plan, clk := a.Plan, a.Clock
-			runtime.AddCleanup(ctrl, func(h handle) {
-				h.free("replicaset.Free", controllerArgs{ID: h.id})
-				h.p.unshareClient(h.client)
-				h.p.unshare(plan, clk)
-			}, handle{p: p, pr: pr, id: id, client: a.Client})
 			return ctrl
 		},
 	}
@@ -446,19 +375,4 @@ func (e *remoteExpectations) Satisfied(key string, now time.Time) bool {
 
 func (e *remoteExpectations) Delete(key string) {
 	e.call("expectations.Delete", expectationsArgs{Key: key}, &expectationsResult{})
-}
-
-// remoteController is a controller New made in the program.
-type remoteController struct {
-	p  *Program
-	pr *proc
-	id int64
-}
-
-// Run runs the controller in the program until ctx ends (runLoop): its
-// goroutines of the implementation still running there after it returned
-// make its error.
-func (c *remoteController) Run(ctx context.Context) error {
-	defer runtime.KeepAlive(c) // its cleanup unshares the client, Plan and Clock the loop uses
-	return runLoop(ctx, c.p, c.pr, "replicaset.Run", "replicaset.Goroutines", controllerArgs{ID: c.id})
 }

@@ -32,25 +32,11 @@ func init() {
 	fakes["replicasetsol"] = func() Service { return ReplicaSetService(solutionReplicaSet()) }
 	fakes["replicaset"] = func() Service {
 		rp := newReplicaSetProgram(fakeReplicaSet())
-		svc := rp.service()
-		svc.methods["test.Handles"] = func(c *serverCall) *frame {
+		handles := func() [2]int {
 			e, ctrls := rp.handles()
-			return resultFrame([2]int{e, ctrls}, nil)
+			return [2]int{e, ctrls}
 		}
-		svc.methods["test.PendingWaits"] = func(c *serverCall) *frame {
-			rp.mu.Lock()
-			defer rp.mu.Unlock()
-			n := 0
-			for _, pc := range rp.controllers {
-				if pc.clock != nil {
-					pc.clock.mu.Lock()
-					n += len(pc.clock.pending)
-					pc.clock.mu.Unlock()
-				}
-			}
-			return resultFrame(n, nil)
-		}
-		return svc
+		return withLoopTestMethods(rp.service(), handles, &rp.controllers)
 	}
 }
 
@@ -499,28 +485,8 @@ func TestReplicaSetHandlesFreed(t *testing.T) {
 			t.Fatalf("handles in the program = %v, want [1 1] (expectations and a controller)", got)
 		}
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		runtime.GC()
-		if got := replicaSetHandles(t, p); got == [2]int{0, 0} {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("handles in the program 10s after the grader dropped them = %v, want [0 0]", got)
-		}
-		time.Sleep(10 * time.Millisecond) // polls a condition that GC and a call make true, with a deadline
-	}
-	p.mu.Lock()
-	back := p.back
-	p.mu.Unlock()
-	back.clients.mu.Lock()
-	nc := len(back.clients.byID)
-	back.clients.mu.Unlock()
-	back.shares.mu.Lock()
-	ns := len(back.shares.byID)
-	back.shares.mu.Unlock()
-	if nc != 0 || ns != 0 {
-		t.Errorf("clients and values the grader still shares = %d and %d, want 0 and 0 once the controller is freed", nc, ns)
-	}
+	waitFreed(t, "handles", func() [2]int { return replicaSetHandles(t, p) })
+	checkUnshared(t, p, "controller")
 }
 
 // clockWaitsServed counts the grader's goroutines serving a clock.After.
@@ -589,39 +555,11 @@ func TestReplicaSetReachBacks(t *testing.T) {
 		t.Fatalf("After(10s) fired before the grader's clock moved: %v", err)
 	}
 	clk.Step(10 * time.Second)
-	if at := configMap(t, f, "fired").Data["at"]; at != t0.Add(10*time.Second).Format(time.RFC3339Nano) {
-		t.Errorf("After(10s) in the program received %s, want t0+10s", at)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for clk.Waiters() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the program's second After(1h) never reached the grader's clock")
-		}
-		time.Sleep(5 * time.Millisecond) // polls the fake clock, with a deadline
-	}
+	deadline := checkFired(t, f, clk)
 	if n := clockWaitsServed(); n != 1 {
 		t.Errorf("the grader serves %d clock waits, want 1 (After(1h))", n)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Run after ctx ended = %v, want nil", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return within 10s of its ctx's end")
-	}
-	for {
-		var pending int
-		p.pure("test.PendingWaits", struct{}{}, &pending)
-		if pending == 0 && clockWaitsServed() == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("10s after Run returned, the program still waits on %d clock waits and the grader serves %d, want 0 and 0", pending, clockWaitsServed())
-		}
-		time.Sleep(5 * time.Millisecond) // polls a condition, with a deadline
-	}
+	endLoop(t, p, cancel, done, deadline)
 }
 
 // A nil Plan and a nil Clock stay nil in the program, and Workers 0 is 0.
@@ -646,18 +584,11 @@ func TestReplicaSetNilOptions(t *testing.T) {
 func TestReplicaSetLoopFailures(t *testing.T) {
 	p, _ := fake(t, "replicaset")
 	impl := ReplicaSet(p)
-	if msg, ok := recovered(func() { impl.New(client.NewFake(), replicas.Options{Workers: workersNewPanics}) }); !ok || !strings.Contains(msg, "not implemented: New") {
-		t.Errorf("New that panics: panicked %v with %q, want not implemented: New", ok, msg)
+	newLoop := func(workers int) replicas.Controller {
+		return impl.New(client.NewFake(), replicas.Options{Workers: workers})
 	}
-	if c := impl.New(client.NewFake(), replicas.Options{Workers: workersNil}); c != nil {
-		t.Errorf("New that returns nil = %#v, want nil", c)
-	}
-	if err := impl.New(client.NewFake(), replicas.Options{Workers: workersRunFails}).Run(t.Context()); err == nil || err.Error() != "replicaset: Options.Plan is nil" {
-		t.Errorf("Run that fails = %v, want its error", err)
-	}
-	if msg, ok := recovered(func() { _ = impl.New(client.NewFake(), replicas.Options{Workers: workersRunPanics}).Run(t.Context()) }); !ok || !strings.Contains(msg, "not implemented: Run") {
-		t.Errorf("Run that panics: panicked %v with %q, want not implemented: Run", ok, msg)
-	}
+	checkNewFailures(t, newLoop)
+	checkRunFailures(t, newLoop, "replicaset: Options.Plan is nil")
 	if got := impl.NewPod(testRS("web")); got == nil {
 		t.Errorf("NewPod after the failures = nil, want a pod")
 	}
@@ -821,15 +752,7 @@ func TestReplicaSetSolutionLoopThroughProgram(t *testing.T) {
 	if _, ok := calls.Load(0); !ok {
 		t.Errorf("the grader's Plan was never called with no pods")
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Run after ctx ended = %v, want nil", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return within 10s of its ctx's end")
-	}
+	stopRun(t, cancel, done)
 	var left []string
 	p.pure("replicaset.Goroutines", struct{}{}, &left)
 	if len(left) != 0 {
@@ -890,28 +813,10 @@ func New(c client.Interface, opts replicas.Options) replicas.Controller {
 // program, its client, Plan and clock reached back as before.
 func TestReplicaSetMisbehaviourCostsOnlyItsSteps(t *testing.T) {
 	skipShort(t)
-	impl := program(t, "rsmisbehaves", "07-replicaset")
-	results, out, took := grade(t, "07-replicaset", impl)
-	t.Logf("graded in %v", took.Round(time.Millisecond))
-	failing := map[string]string{
+	gradeCostsOnly(t, "rsmisbehaves", "07-replicaset", map[string]string{
 		"01-new-pod": "the implementation called runtime.Goexit",
 		"11-burst":   "not implemented: creating a pod of big",
-	}
-	for _, step := range exerciseOf(t, "07-replicaset").StepIDs() {
-		want := "PASS"
-		if failing[step] != "" {
-			want = "FAIL"
-		}
-		if results[step] != want {
-			t.Errorf("step %s = %q, want %s\n%s", step, results[step], want, tailOf(out))
-		}
-	}
-	sections := stepSections(out)
-	for step, msg := range failing {
-		if !strings.Contains(sections[step], msg) {
-			t.Errorf("step %s does not say %q:\n%s", step, msg, sections[step])
-		}
-	}
+	})
 }
 
 // A reach-back the grader no longer serves fails soft in the program: the

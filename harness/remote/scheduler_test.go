@@ -442,25 +442,8 @@ func TestSchedulerHandlesFreed(t *testing.T) {
 			t.Fatalf("handles in the program = %v, want [1 1] (a queue and a scheduler)", got)
 		}
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		runtime.GC()
-		got := handles(t, p)
-		if got == [2]int{0, 0} {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("handles in the program 10s after the grader dropped them = %v, want [0 0]", got)
-		}
-		time.Sleep(10 * time.Millisecond) // polls a condition that GC and a call make true, with a deadline
-	}
-	p.mu.Lock()
-	back := p.back
-	p.mu.Unlock()
-	back.clients.mu.Lock()
-	n := len(back.clients.byID)
-	back.clients.mu.Unlock()
-	if n != 0 {
+	waitFreed(t, "handles", func() [2]int { return handles(t, p) })
+	if n, _ := sharedLeft(p); n != 0 {
 		t.Errorf("clients the grader still shares = %d, want 0 once the scheduler is freed", n)
 	}
 }
@@ -512,15 +495,7 @@ func TestSchedulerLoopOverGradersClient(t *testing.T) {
 		t.Fatalf("Run returned %v while its ctx lives", err)
 	default:
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Run after ctx ended = %v, want nil", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not return within 10s of its ctx's end")
-	}
+	stopRun(t, cancel, done)
 	cmKind, _ := api.LookupResource("", "v1", "configmaps")
 	if _, err := f.Get(ctx, cmKind, "default", "stopped"); err != nil {
 		t.Errorf("the learner's ctx did not end in the program before Run returned: %v", err)
