@@ -2,10 +2,8 @@ package gctest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/gc"
 	"github.com/kubekata/kubekata/harness/informer"
+	"github.com/kubekata/kubekata/harness/internal/looptest"
 	"github.com/kubekata/kubekata/harness/suite"
 )
 
@@ -119,7 +118,7 @@ type gcLoop struct {
 	run      *gcRun
 	// earlier are the implementation's goroutines that ran before the
 	// step (left by an earlier step): not this step's to answer for.
-	earlier map[string]bool
+	earlier looptest.Baseline
 	// uids are the uids of the objects the step created, by loopKey.
 	uids map[string]api.UID
 	// barriers are the barrier pairs not used yet, by resource.
@@ -129,23 +128,17 @@ type gcLoop struct {
 
 // gcRun is one Run of a collector.
 type gcRun struct {
-	opts   gc.Options
-	cancel context.CancelFunc
-	done   chan error
+	opts gc.Options
+	run  *looptest.Run
 	// from is the seq when it started: its calls come after.
 	from int64
-	// returned is set once done was read.
-	returned bool
 }
 
 // newGCLoop builds a fake for a step; fakeClock says whether the
 // collector (and the fake's timestamps) run on a fake clock at loopT0.
 func newGCLoop(t *suite.T, fakeClock bool) *gcLoop {
-	l := &gcLoop{t: t, fake: client.NewFake(), ctx: t.Context(), earlier: map[string]bool{},
+	l := &gcLoop{t: t, fake: client.NewFake(), ctx: t.Context(), earlier: looptest.Snapshot(),
 		uids: map[string]api.UID{}, barriers: map[string][]loopBarrier{}}
-	for _, g := range suite.ImplementationGoroutines() {
-		l.earlier[loopGoroutineID(g)] = true
-	}
 	now := time.Now
 	if fakeClock {
 		l.clock = informer.NewFakeClock(loopT0)
@@ -199,21 +192,9 @@ func (l *gcLoop) start(impl Impl, opts gc.Options) {
 	if c == nil {
 		l.t.Fatalf("New(fake client, %s) = nil, want a Controller", loopOptions(opts))
 	}
-	ctx, cancel := context.WithCancel(l.ctx)
-	r := &gcRun{opts: opts, cancel: cancel, done: make(chan error, 1), from: l.mark()}
+	r := &gcRun{opts: opts, from: l.mark()}
 	l.run = r
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				msg := fmt.Sprintf("panic: %v", p)
-				if where := suite.ImplementationFrame(string(debug.Stack())); where != "" {
-					msg += "\n\tat " + where
-				}
-				r.done <- errors.New(msg)
-			}
-		}()
-		r.done <- c.Run(ctx)
-	}()
+	r.run = looptest.Start(l.ctx, c.Run)
 }
 
 // startWatching is start, then waitWatching.
@@ -255,16 +236,10 @@ func (l *gcLoop) waitWatching() {
 // early fails the step if Run returned while its context was still on.
 func (l *gcLoop) early() {
 	l.t.Helper()
-	r := l.run
-	if r == nil || r.returned {
+	if l.run == nil {
 		return
 	}
-	select {
-	case err := <-r.done:
-		r.returned = true
-		l.t.Fatalf("Run(ctx) returned %v before its context ended, want it to collect garbage until ctx is done", err)
-	default:
-	}
+	l.run.run.Early(l.t, "collect garbage")
 }
 
 // stop ends Run's context and wants Run to return nil within
@@ -278,47 +253,8 @@ func (l *gcLoop) stop() {
 		return
 	}
 	l.run = nil
-	r.cancel()
-	if !r.returned {
-		wait := time.NewTimer(loopStopWait)
-		defer wait.Stop()
-		select {
-		case err := <-r.done:
-			r.returned = true
-			if err != nil && !errors.Is(err, context.Canceled) {
-				l.t.Errorf("Run(ctx) = %v after ctx ended, want nil", err)
-			}
-		case <-wait.C:
-			l.t.Errorf("Run(ctx) did not return within %v after ctx ended, want it to stop its workers, informers and graph and return", loopStopWait)
-			return
-		}
-	}
-	// Run returned: the goroutines it started must have ended too.
-	deadline := time.Now().Add(loopStopWait)
-	tick := time.NewTicker(loopPoll)
-	defer tick.Stop()
-	for {
-		var left []string
-		for _, g := range suite.ImplementationGoroutines() {
-			if !l.earlier[loopGoroutineID(g)] {
-				left = append(left, g)
-			}
-		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			l.t.Errorf("Run(ctx) returned, but %d goroutines of the implementation still run %v later, want none (wait for every goroutine Run started before returning); the first:\n%s", len(left), loopStopWait, left[0])
-			return
-		}
-		<-tick.C
-	}
-}
-
-// loopGoroutineID is the "goroutine 42" that begins a goroutine's stack.
-func loopGoroutineID(stack string) string {
-	id, _, _ := strings.Cut(stack, " [")
-	return id
+	r.run.Stop(l.t, l.earlier, looptest.Stop{Return: loopStopWait, Goroutines: loopStopWait, Poll: loopPoll,
+		Want: "nil", Stops: "its workers, informers and graph", Later: true})
 }
 
 // waitFor polls cond until it holds, for at most loopWait; cond says
@@ -326,29 +262,13 @@ func loopGoroutineID(stack string) string {
 // moves the fake clock to its next pending wait (a queue's back-off).
 func (l *gcLoop) waitFor(what string, cond func() (bool, string)) {
 	l.t.Helper()
-	deadline := time.Now().Add(loopWait)
-	tick := time.NewTicker(loopPoll)
-	defer tick.Stop()
-	for {
-		ok, saw := cond()
-		if ok {
-			return
-		}
-		l.early()
-		if time.Now().After(deadline) {
-			l.t.Fatalf("waited %v for %s; last seen: %s", loopWait, what, saw)
-		}
+	looptest.Wait{T: l.t, Ctx: l.ctx, Max: loopWait, Poll: loopPoll, Check: func() { l.t.Helper(); l.early() }, Advance: func() {
 		if l.stepping {
 			if d, ok := l.clock.NextWait(); ok {
 				l.clock.Step(d)
 			}
 		}
-		select {
-		case <-tick.C:
-		case <-l.ctx.Done():
-			l.t.Fatalf("the step's deadline passed while waiting for %s; last seen: %s", what, saw)
-		}
-	}
+	}}.For(what, cond)
 }
 
 // loopKey names an object in l.uids.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubekata/kubekata/harness/api"
 	"github.com/kubekata/kubekata/harness/client"
+	"github.com/kubekata/kubekata/harness/internal/looptest"
 )
 
 // The loop steps' instrument: gcSpy, the client the collector gets. It
@@ -82,13 +83,13 @@ type gcSpy struct {
 	// failDelete and failUpdate are how many of the collector's next
 	// Deletes (Updates) fail: with a 500 InternalError (a Conflict).
 	failDelete, failUpdate int
-	// held are the resources whose List waits until the channel is
-	// closed: the collector's informer of that kind stays unsynced.
-	held map[string]chan struct{}
+	// held are the resources whose List waits until released (hold,
+	// release): the collector's informer of that kind stays unsynced.
+	held looptest.Holds
 }
 
 func newGCSpy(fake *client.Fake, now func() time.Time, seq *atomic.Int64) *gcSpy {
-	return &gcSpy{Interface: fake, now: now, seq: seq, held: map[string]chan struct{}{}}
+	return &gcSpy{Interface: fake, now: now, seq: seq}
 }
 
 func (s *gcSpy) record(c spyCall) {
@@ -128,21 +129,10 @@ func (s *gcSpy) callsOn(resource, namespace, name string) []spyCall {
 }
 
 // hold makes every List of resource wait until release is called.
-func (s *gcSpy) hold(resource string) {
-	s.mu.Lock()
-	s.held[resource] = make(chan struct{})
-	s.mu.Unlock()
-}
+func (s *gcSpy) hold(resource string) { s.held.Hold(resource) }
 
 // release lets the Lists of resource through.
-func (s *gcSpy) release(resource string) {
-	s.mu.Lock()
-	if ch, ok := s.held[resource]; ok {
-		close(ch)
-		delete(s.held, resource)
-	}
-	s.mu.Unlock()
-}
+func (s *gcSpy) release(resource string) { s.held.Release(resource) }
 
 // failNext makes the collector's next n Deletes fail with a 500 (n =
 // deletes) and its next m Updates with a Conflict (m = updates).
@@ -169,15 +159,8 @@ func (s *gcSpy) Get(ctx context.Context, kind api.Kind, namespace, name string) 
 }
 
 func (s *gcSpy) List(ctx context.Context, kind api.Kind, namespace string, opts client.ListOptions) (*client.ObjectList, error) {
-	s.mu.Lock()
-	wait := s.held[kind.Resource]
-	s.mu.Unlock()
-	if wait != nil {
-		select {
-		case <-wait:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	if err := s.held.Wait(ctx, kind.Resource); err != nil {
+		return nil, err
 	}
 	l, err := s.Interface.List(ctx, kind, namespace, opts)
 	s.record(spyCall{verb: "list", resource: kind.Resource, namespace: namespace, err: err})

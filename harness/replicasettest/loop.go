@@ -2,10 +2,8 @@ package replicasettest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +13,7 @@ import (
 	"github.com/kubekata/kubekata/harness/api"
 	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/informer"
+	"github.com/kubekata/kubekata/harness/internal/looptest"
 	"github.com/kubekata/kubekata/harness/replicas"
 	"github.com/kubekata/kubekata/harness/suite"
 )
@@ -69,26 +68,21 @@ type rsLoop struct {
 	spy  *spy
 	// clock is the controller's when the step uses the fake clock (nil:
 	// the system clock).
-	clock  *informer.FakeClock
-	plan   *script
-	seq    atomic.Int64
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan error
-	// returned is set once done was read.
-	returned bool
+	clock *informer.FakeClock
+	plan  *script
+	seq   atomic.Int64
+	ctx   context.Context
+	// run is Run's, once started.
+	run *looptest.Run
 	// earlier are the implementation's goroutines that ran before the
 	// step (left by an earlier step): not this step's to answer for.
-	earlier map[string]bool
+	earlier looptest.Baseline
 }
 
 // newRSLoop builds a fake for a step; fakeClock says whether the
 // controller (and the fake's timestamps) run on a fake clock at t0.
 func newRSLoop(t *suite.T, fakeClock bool) *rsLoop {
-	l := &rsLoop{t: t, fake: client.NewFake(), ctx: t.Context(), earlier: map[string]bool{}}
-	for _, g := range suite.ImplementationGoroutines() {
-		l.earlier[goroutineID(g)] = true
-	}
+	l := &rsLoop{t: t, fake: client.NewFake(), ctx: t.Context(), earlier: looptest.Snapshot()}
 	now := time.Now
 	if fakeClock {
 		l.clock = informer.NewFakeClock(t0)
@@ -116,106 +110,31 @@ func (l *rsLoop) start(impl Impl, workers int) {
 	if c == nil {
 		l.t.Fatalf("New(fake client, Options{Workers: %d}) = nil, want a Controller", workers)
 	}
-	ctx, cancel := context.WithCancel(l.ctx)
-	l.cancel, l.done = cancel, make(chan error, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				msg := fmt.Sprintf("panic: %v", r)
-				if where := suite.ImplementationFrame(string(debug.Stack())); where != "" {
-					msg += "\n\tat " + where
-				}
-				l.done <- errors.New(msg)
-			}
-		}()
-		l.done <- c.Run(ctx)
-	}()
+	l.run = looptest.Start(l.ctx, c.Run)
 }
 
 // early fails the step if Run returned while its context was still on.
 func (l *rsLoop) early() {
 	l.t.Helper()
-	if l.done == nil || l.returned {
-		return
-	}
-	select {
-	case err := <-l.done:
-		l.returned = true
-		l.t.Fatalf("Run(ctx) returned %v before its context ended, want it to keep the ReplicaSets in step until ctx is done", err)
-	default:
-	}
+	l.run.Early(l.t, "keep the ReplicaSets in step")
 }
 
 // stop ends Run's context and wants Run to return nil within loopWait,
 // and the implementation's goroutines gone.
 func (l *rsLoop) stop() {
 	l.t.Helper()
-	if l.cancel == nil {
+	if l.run == nil {
 		return
 	}
-	l.cancel()
-	if !l.returned {
-		select {
-		case err := <-l.done:
-			l.returned = true
-			if err != nil && !errors.Is(err, context.Canceled) {
-				l.t.Errorf("Run(ctx) = %v after ctx ended, want nil", err)
-			}
-		case <-time.After(loopWait):
-			l.t.Errorf("Run(ctx) did not return within %v after ctx ended, want it to stop its workers, informers and recorder and return", loopWait)
-			return
-		}
-	}
-	// Run returned: the goroutines it started must have ended too.
-	deadline := time.Now().Add(2 * time.Second)
-	tick := time.NewTicker(loopPoll)
-	defer tick.Stop()
-	for {
-		var left []string
-		for _, g := range suite.ImplementationGoroutines() {
-			if !l.earlier[goroutineID(g)] {
-				left = append(left, g)
-			}
-		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			l.t.Errorf("Run(ctx) returned, but %d goroutines of the implementation still run, want none (wait for every goroutine Run started before returning); the first:\n%s", len(left), left[0])
-			return
-		}
-		<-tick.C
-	}
-}
-
-// goroutineID is the "goroutine 42" that begins a goroutine's stack.
-func goroutineID(stack string) string {
-	id, _, _ := strings.Cut(stack, " [")
-	return id
+	l.run.Stop(l.t, l.earlier, looptest.Stop{Return: loopWait, Goroutines: 2 * time.Second, Poll: loopPoll,
+		Want: "nil", Stops: "its workers, informers and recorder"})
 }
 
 // waitFor polls cond until it holds, for at most loopWait; cond says
 // what it saw, for the failure message.
 func (l *rsLoop) waitFor(what string, cond func() (bool, string)) {
 	l.t.Helper()
-	deadline := time.Now().Add(loopWait)
-	tick := time.NewTicker(loopPoll)
-	defer tick.Stop()
-	for {
-		ok, saw := cond()
-		if ok {
-			return
-		}
-		l.early()
-		if time.Now().After(deadline) {
-			l.t.Fatalf("waited %v for %s; last seen: %s", loopWait, what, saw)
-		}
-		select {
-		case <-tick.C:
-		case <-l.ctx.Done():
-			l.t.Fatalf("the step's deadline passed while waiting for %s; last seen: %s", what, saw)
-		}
-	}
+	looptest.Wait{T: l.t, Ctx: l.ctx, Max: loopWait, Poll: loopPoll, Check: func() { l.t.Helper(); l.early() }}.For(what, cond)
 }
 
 // create stores obj in the fake and returns it as stored.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubekata/kubekata/harness/api"
 	"github.com/kubekata/kubekata/harness/client"
+	"github.com/kubekata/kubekata/harness/internal/looptest"
 	"github.com/kubekata/kubekata/harness/suite"
 )
 
@@ -108,9 +109,9 @@ type loopSpy struct {
 
 	mu    sync.Mutex
 	calls []loopCall
-	// held are the resources whose List waits until the channel is
-	// closed: the controller's informer of that kind stays unsynced.
-	held map[string]chan struct{}
+	// held are the resources whose List waits until released (hold,
+	// release): the controller's informer of that kind stays unsynced.
+	held looptest.Holds
 	// hidden are the ReplicaSets ("namespace/name") that the
 	// controller's List and Watch do not show: the apiserver has them,
 	// its cache does not (yet).
@@ -126,7 +127,7 @@ type loopSpy struct {
 var _ client.Interface = (*loopSpy)(nil)
 
 func newLoopSpy(fake *client.Fake, now func() time.Time, seq *atomic.Int64, ledger *loopLedger) *loopSpy {
-	return &loopSpy{fake: fake, now: now, seq: seq, ledger: ledger, held: map[string]chan struct{}{}, hidden: map[string]bool{}, failCreate: map[string]bool{}}
+	return &loopSpy{fake: fake, now: now, seq: seq, ledger: ledger, hidden: map[string]bool{}, failCreate: map[string]bool{}}
 }
 
 func (s *loopSpy) record(c loopCall) {
@@ -167,21 +168,10 @@ func (s *loopSpy) writesAfter(mark int64, resource string) []loopCall {
 }
 
 // hold makes every List of resource wait until release is called.
-func (s *loopSpy) hold(resource string) {
-	s.mu.Lock()
-	s.held[resource] = make(chan struct{})
-	s.mu.Unlock()
-}
+func (s *loopSpy) hold(resource string) { s.held.Hold(resource) }
 
 // release lets the Lists of resource through.
-func (s *loopSpy) release(resource string) {
-	s.mu.Lock()
-	if ch, ok := s.held[resource]; ok {
-		close(ch)
-		delete(s.held, resource)
-	}
-	s.mu.Unlock()
-}
+func (s *loopSpy) release(resource string) { s.held.Release(resource) }
 
 // hide keeps ReplicaSet namespace/name out of what the controller lists
 // and watches; unhide lets its next change through.
@@ -261,15 +251,8 @@ func (s *loopSpy) Get(ctx context.Context, kind api.Kind, namespace, name string
 }
 
 func (s *loopSpy) List(ctx context.Context, kind api.Kind, namespace string, opts client.ListOptions) (*client.ObjectList, error) {
-	s.mu.Lock()
-	wait := s.held[kind.Resource]
-	s.mu.Unlock()
-	if wait != nil {
-		select {
-		case <-wait:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	if err := s.held.Wait(ctx, kind.Resource); err != nil {
+		return nil, err
 	}
 	l, err := s.fake.List(ctx, kind, namespace, opts)
 	s.record(loopCall{verb: "list", resource: kind.Resource, namespace: namespace, err: err})

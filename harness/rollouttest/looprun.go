@@ -2,10 +2,8 @@ package rollouttest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +13,7 @@ import (
 	"github.com/kubekata/kubekata/harness/api"
 	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/informer"
+	"github.com/kubekata/kubekata/harness/internal/looptest"
 	"github.com/kubekata/kubekata/harness/rollout"
 	"github.com/kubekata/kubekata/harness/suite"
 )
@@ -83,12 +82,12 @@ type loopRun struct {
 	ctx   context.Context
 	// earlier are the implementation's goroutines that ran before the
 	// step (left by an earlier step): not this step's to answer for.
-	earlier map[string]bool
+	earlier looptest.Baseline
 
-	opts     rollout.Options
-	cancel   context.CancelFunc
-	done     chan error
-	returned bool
+	opts rollout.Options
+	// run is Run's, once started; ended says stop ended its context.
+	run   *looptest.Run
+	ended bool
 	// stopped says whether Run returned and its goroutines ended.
 	stopped bool
 }
@@ -96,10 +95,7 @@ type loopRun struct {
 // newLoop builds the fake of a step; fakeClock says whether the
 // controller (and the fake's timestamps) run on a fake clock at t0.
 func newLoop(t *suite.T, fakeClock bool) *loopRun {
-	l := &loopRun{t: t, fake: client.NewFake(), ctx: t.Context(), earlier: map[string]bool{}, ledger: newLoopLedger()}
-	for _, g := range suite.ImplementationGoroutines() {
-		l.earlier[loopGoroutineID(g)] = true
-	}
+	l := &loopRun{t: t, fake: client.NewFake(), ctx: t.Context(), earlier: looptest.Snapshot(), ledger: newLoopLedger()}
 	now := time.Now
 	if fakeClock {
 		l.clock = &loopClock{FakeClock: informer.NewFakeClock(t0)}
@@ -140,21 +136,7 @@ func (l *loopRun) start(impl Impl, workers int) {
 	if c == nil {
 		l.t.Fatalf("New(fake client, %s) = nil, want a Controller", loopOptions(l.opts))
 	}
-	ctx, cancel := context.WithCancel(l.ctx)
-	l.cancel, l.done = cancel, make(chan error, 1)
-	done := l.done
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				msg := fmt.Sprintf("panic: %v", r)
-				if where := suite.ImplementationFrame(string(debug.Stack())); where != "" {
-					msg += "\n\tat " + where
-				}
-				done <- errors.New(msg)
-			}
-		}()
-		done <- c.Run(ctx)
-	}()
+	l.run = looptest.Start(l.ctx, c.Run)
 }
 
 // loopClock is the fake clock a step gives the controller: an
@@ -193,15 +175,7 @@ func loopOptions(o rollout.Options) string {
 // early fails the step if Run returned while its context was still on.
 func (l *loopRun) early() {
 	l.t.Helper()
-	if l.done == nil || l.returned {
-		return
-	}
-	select {
-	case err := <-l.done:
-		l.returned = true
-		l.t.Fatalf("Run(ctx) returned %v before its context ended, want it to roll Deployments out until ctx is done", err)
-	default:
-	}
+	l.run.Early(l.t, "roll Deployments out")
 }
 
 // finish ends the step: Run stopped and checked (rollout.Controller rule
@@ -229,46 +203,12 @@ func (l *loopRun) finish() {
 // loopStopWait more.
 func (l *loopRun) stop() {
 	l.t.Helper()
-	if l.cancel == nil {
+	if l.run == nil || l.ended {
 		return
 	}
-	cancel := l.cancel
-	l.cancel = nil
-	cancel()
-	if !l.returned {
-		wait := time.NewTimer(loopStopWait)
-		defer wait.Stop()
-		select {
-		case err := <-l.done:
-			l.returned = true
-			if err != nil && !errors.Is(err, context.Canceled) {
-				l.t.Errorf("Run(ctx) = %v after ctx ended, want nil", err)
-			}
-		case <-wait.C:
-			l.t.Errorf("Run(ctx) did not return within %v after ctx ended, want it to stop its workers, informers, queue and recorder and return", loopStopWait)
-			return
-		}
-	}
-	deadline := time.Now().Add(loopStopWait)
-	tick := time.NewTicker(loopPoll)
-	defer tick.Stop()
-	for {
-		var left []string
-		for _, g := range suite.ImplementationGoroutines() {
-			if !l.earlier[loopGoroutineID(g)] {
-				left = append(left, g)
-			}
-		}
-		if len(left) == 0 {
-			l.stopped = true
-			return
-		}
-		if time.Now().After(deadline) {
-			l.t.Errorf("Run(ctx) returned, but %d goroutines of the implementation still run %v later, want none (wait for every goroutine Run started before returning); the first:\n%s", len(left), loopStopWait, left[0])
-			return
-		}
-		<-tick.C
-	}
+	l.ended = true
+	l.stopped = l.run.Stop(l.t, l.earlier, looptest.Stop{Return: loopStopWait, Goroutines: loopStopWait, Poll: loopPoll,
+		Want: "nil", Stops: "its workers, informers, queue and recorder", Later: true})
 }
 
 // checkBounds fails the step once a ReplicaSet write broke the
@@ -280,45 +220,24 @@ func (l *loopRun) checkBounds() {
 	}
 }
 
-// loopGoroutineID is the "goroutine 42" that begins a goroutine's stack.
-func loopGoroutineID(stack string) string {
-	id, _, _ := strings.Cut(stack, " [")
-	return id
-}
-
 // waitFor polls cond until it holds, for at most loopWait; cond says
 // what it saw, for the failure message. With a fake clock, each poll
 // first lets the clock's short waits go (loopFlushMax).
 func (l *loopRun) waitFor(what string, cond func() (bool, string)) {
 	l.t.Helper()
-	start := time.Now()
-	deadline := start.Add(loopWait)
-	if d, ok := l.ctx.Deadline(); ok && d.Add(-loopStopMargin).Before(deadline) {
-		deadline = d.Add(-loopStopMargin)
-	}
-	tick := time.NewTicker(loopPoll)
-	defer tick.Stop()
-	for {
-		ok, saw := cond()
-		if ok {
-			return
-		}
-		l.early()
-		l.checkBounds()
-		if time.Now().After(deadline) {
-			l.t.Fatalf("waited %v for %s; last seen: %s", time.Since(start).Round(time.Millisecond), what, saw)
-		}
-		if l.clock != nil {
-			if d, ok := l.clock.NextWait(); ok && d <= loopFlushMax {
-				l.clock.Step(d)
+	looptest.Wait{T: l.t, Ctx: l.ctx, Max: loopWait, Poll: loopPoll, Margin: loopStopMargin, Elapsed: true,
+		Check: func() {
+			l.t.Helper()
+			l.early()
+			l.checkBounds()
+		},
+		Advance: func() {
+			if l.clock != nil {
+				if d, ok := l.clock.NextWait(); ok && d <= loopFlushMax {
+					l.clock.Step(d)
+				}
 			}
-		}
-		select {
-		case <-tick.C:
-		case <-l.ctx.Done():
-			l.t.Fatalf("the step's deadline passed while waiting for %s; last seen: %s", what, saw)
-		}
-	}
+		}}.For(what, cond)
 }
 
 // loopCreate stores obj in the fake (as a client such as kubectl would)

@@ -46,12 +46,7 @@ var plantedBugs = []plantedBug{
 // reference gate with a bug planted in what the scenario shows, and
 // passes against the others.
 func TestScenariosCatchPlantedBugs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and starts clusters")
-	}
-	if _, err := os.Stat(filepath.Join(root, "solutions", "05-admission")); err != nil {
-		t.Skip("no solutions/05-admission (a student copy): no reference gate to plant bugs in")
-	}
+	needSolutions(t, "no reference gate to plant bugs in", "05-admission")
 	m := program.DefaultModule
 	w := program.Wiring{
 		Store:     m + "/solutions/03-store",
@@ -59,6 +54,31 @@ func TestScenariosCatchPlantedBugs(t *testing.T) {
 		Pipeline:  m + "/" + internalPkg + "/mutantgate",
 	}
 	catchPlantedBugs(t, "05-admission", plantedBugs, w, map[string]string{"mutantgate": "gate.go"})
+}
+
+// needSolutions skips t under -short, and unless the module has
+// solutions/<dir> for every dir (a student copy has none), saying why
+// the test needs them.
+func needSolutions(t *testing.T, why string, dirs ...string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and starts clusters")
+	}
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(root, "solutions", dir)); err != nil {
+			t.Skipf("no solutions/%s (a student copy): %s", dir, why)
+		}
+	}
+}
+
+// wireSolutions calls wire[dir], for each solutions/<dir> the module
+// has, with its package path under module m.
+func wireSolutions(m string, wire map[string]func(string)) {
+	for dir, set := range wire {
+		if _, err := os.Stat(filepath.Join(root, "solutions", dir)); err == nil {
+			set(m + "/solutions/" + dir)
+		}
+	}
 }
 
 // catchPlantedBugs builds w's cluster program with the mutant packages
@@ -220,12 +240,7 @@ var plantedSchedulerBugs = []plantedBug{
 // reference scheduler with a bug planted in what the scenario shows, and
 // passes against the others.
 func TestSchedulerScenariosCatchPlantedBugs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and starts clusters")
-	}
-	if _, err := os.Stat(filepath.Join(root, "solutions", "06-scheduler")); err != nil {
-		t.Skip("no solutions/06-scheduler (a student copy): no reference scheduler to plant bugs in")
-	}
+	needSolutions(t, "no reference scheduler to plant bugs in", "06-scheduler")
 	// As kata up --reference wires it, with the scheduler planted.
 	m := program.DefaultModule
 	w := program.Wiring{
@@ -260,12 +275,7 @@ var plantedReplicaSetBugs = []plantedBug{
 // reference ReplicaSet controller with a bug planted in what the
 // scenario shows, and passes against the others.
 func TestReplicaSetScenariosCatchPlantedBugs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and starts clusters")
-	}
-	if _, err := os.Stat(filepath.Join(root, "solutions", "07-replicaset")); err != nil {
-		t.Skip("no solutions/07-replicaset (a student copy): no reference controller to plant bugs in")
-	}
+	needSolutions(t, "no reference controller to plant bugs in", "07-replicaset")
 	// As kata up --reference wires it, with the controller planted.
 	m := program.DefaultModule
 	w := program.Wiring{
@@ -274,7 +284,7 @@ func TestReplicaSetScenariosCatchPlantedBugs(t *testing.T) {
 		ReplicaSet: m + "/" + internalPkg + "/mutantreplicaset",
 		Reconcile:  m + "/solutions/01-reconcile",
 	}
-	for dir, set := range map[string]func(string){
+	wireSolutions(m, map[string]func(string){
 		"05-admission": func(p string) { w.Pipeline = p },
 		"06-scheduler": func(p string) { w.Scheduler = p },
 		// The collector's scenarios need 07 too: they run here, with
@@ -282,11 +292,7 @@ func TestReplicaSetScenariosCatchPlantedBugs(t *testing.T) {
 		"08-garbagecollector": func(p string) { w.GC = p },
 		// So do the Deployment's, with the reference controller.
 		"09-deployment": func(p string) { w.Deployment = p },
-	} {
-		if _, err := os.Stat(filepath.Join(root, "solutions", dir)); err == nil {
-			set(m + "/solutions/" + dir)
-		}
-	}
+	})
 	catchPlantedBugs(t, "07-replicaset", plantedReplicaSetBugs, w, map[string]string{"mutantreplicaset": "replicaset.go"})
 }
 
@@ -313,14 +319,7 @@ var plantedGCBugs = []plantedBug{
 // reference garbage collector with a bug planted in what the scenario
 // shows, and passes against the others.
 func TestGCScenariosCatchPlantedBugs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and starts clusters")
-	}
-	for _, dir := range []string{"07-replicaset", "08-garbagecollector"} {
-		if _, err := os.Stat(filepath.Join(root, "solutions", dir)); err != nil {
-			t.Skipf("no solutions/%s (a student copy): no reference collector to plant bugs in, or no controller to make its dependents", dir)
-		}
-	}
+	needSolutions(t, "no reference collector to plant bugs in, or no controller to make its dependents", "07-replicaset", "08-garbagecollector")
 	// As kata up --reference wires it, with the collector planted.
 	m := program.DefaultModule
 	w := program.Wiring{
@@ -330,17 +329,13 @@ func TestGCScenariosCatchPlantedBugs(t *testing.T) {
 		Reconcile:  m + "/solutions/01-reconcile",
 		GC:         m + "/" + internalPkg + "/mutantgc",
 	}
-	for dir, set := range map[string]func(string){
+	wireSolutions(m, map[string]func(string){
 		"05-admission": func(p string) { w.Pipeline = p },
 		"06-scheduler": func(p string) { w.Scheduler = p },
 		// deployment_restart-scale needs 08 too: it runs here, with the
 		// reference Deployment controller.
 		"09-deployment": func(p string) { w.Deployment = p },
-	} {
-		if _, err := os.Stat(filepath.Join(root, "solutions", dir)); err == nil {
-			set(m + "/solutions/" + dir)
-		}
-	}
+	})
 	catchPlantedBugs(t, "08-garbagecollector", plantedGCBugs, w, map[string]string{"mutantgc": "gc.go"})
 }
 
@@ -368,14 +363,7 @@ var plantedDeploymentBugs = []plantedBug{
 // reference Deployment controller with a bug planted in what the
 // scenario shows, and passes against the others.
 func TestDeploymentScenariosCatchPlantedBugs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and starts clusters")
-	}
-	for _, dir := range []string{"07-replicaset", "08-garbagecollector", "09-deployment"} {
-		if _, err := os.Stat(filepath.Join(root, "solutions", dir)); err != nil {
-			t.Skipf("no solutions/%s (a student copy): no reference Deployment controller to plant bugs in, no controller to make its pods or no collector to delete them", dir)
-		}
-	}
+	needSolutions(t, "no reference Deployment controller to plant bugs in, no controller to make its pods or no collector to delete them", "07-replicaset", "08-garbagecollector", "09-deployment")
 	// As kata up --reference wires it, with the Deployment controller
 	// planted.
 	m := program.DefaultModule
@@ -387,13 +375,9 @@ func TestDeploymentScenariosCatchPlantedBugs(t *testing.T) {
 		GC:         m + "/solutions/08-garbagecollector",
 		Deployment: m + "/" + internalPkg + "/mutantdeployment",
 	}
-	for dir, set := range map[string]func(string){
+	wireSolutions(m, map[string]func(string){
 		"05-admission": func(p string) { w.Pipeline = p },
 		"06-scheduler": func(p string) { w.Scheduler = p },
-	} {
-		if _, err := os.Stat(filepath.Join(root, "solutions", dir)); err == nil {
-			set(m + "/solutions/" + dir)
-		}
-	}
+	})
 	catchPlantedBugs(t, "09-deployment", plantedDeploymentBugs, w, map[string]string{"mutantdeployment": "deployment.go"})
 }

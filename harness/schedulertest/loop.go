@@ -2,10 +2,8 @@ package schedulertest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"github.com/kubekata/kubekata/harness/api"
 	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/framework"
+	"github.com/kubekata/kubekata/harness/internal/looptest"
 	"github.com/kubekata/kubekata/harness/suite"
 )
 
@@ -75,25 +74,18 @@ type loop struct {
 	t    *suite.T
 	fake *client.Fake
 	ctx  context.Context
-	// cancel ends Run's context; done receives Run's return (or its
-	// panic, as an error).
-	cancel context.CancelFunc
-	done   chan error
-	// returned is set once done was read.
-	returned bool
-	runErr   error
+	// run is Run's, once started: it ends Run's context, and holds
+	// Run's return (or its panic, as an error) once read.
+	run *looptest.Run
 	// earlier are the implementation's goroutines that ran before the
 	// step (left by an earlier step): not this step's to answer for.
-	earlier map[string]bool
+	earlier looptest.Baseline
 }
 
 // newLoop builds a fake holding objs (created in order) for a step.
 func newLoop(t *suite.T, objs ...api.Object) *loop {
 	t.Helper()
-	l := &loop{t: t, fake: client.NewFake(), ctx: t.Context(), earlier: map[string]bool{}}
-	for _, g := range suite.ImplementationGoroutines() {
-		l.earlier[goroutineID(g)] = true
-	}
+	l := &loop{t: t, fake: client.NewFake(), ctx: t.Context(), earlier: looptest.Snapshot()}
 	for _, o := range objs {
 		l.create(o)
 	}
@@ -119,106 +111,31 @@ func (l *loop) start(impl Impl, c client.Interface, opts framework.Options) {
 	if s == nil {
 		l.t.Fatalf("New(fake client, %+v) = nil, want a Scheduler", opts)
 	}
-	ctx, cancel := context.WithCancel(l.ctx)
-	l.cancel, l.done = cancel, make(chan error, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				msg := fmt.Sprintf("panic: %v", r)
-				if where := suite.ImplementationFrame(string(debug.Stack())); where != "" {
-					msg += "\n\tat " + where
-				}
-				l.done <- errors.New(msg)
-			}
-		}()
-		l.done <- s.Run(ctx)
-	}()
+	l.run = looptest.Start(l.ctx, s.Run)
 }
 
 // early fails the step if Run returned while its context was still on.
 func (l *loop) early() {
 	l.t.Helper()
-	if l.done == nil || l.returned {
-		return
-	}
-	select {
-	case err := <-l.done:
-		l.returned, l.runErr = true, err
-		l.t.Fatalf("Run(ctx) returned %v before its context ended, want it to schedule until ctx is done", err)
-	default:
-	}
+	l.run.Early(l.t, "schedule")
 }
 
 // stop ends Run's context and wants Run to return nil or the context's
 // error within loopWait, and the implementation's goroutines gone.
 func (l *loop) stop() {
 	l.t.Helper()
-	if l.cancel == nil {
+	if l.run == nil {
 		return
 	}
-	l.cancel()
-	if !l.returned {
-		select {
-		case err := <-l.done:
-			l.returned, l.runErr = true, err
-			if err != nil && !errors.Is(err, context.Canceled) {
-				l.t.Errorf("Run(ctx) = %v after ctx ended, want nil or ctx's error", err)
-			}
-		case <-time.After(loopWait):
-			l.t.Errorf("Run(ctx) did not return within %v after ctx ended, want it to stop its goroutines and return", loopWait)
-			return
-		}
-	}
-	// Run returned: the goroutines it started must have ended too.
-	deadline := time.Now().Add(2 * time.Second)
-	tick := time.NewTicker(loopPoll)
-	defer tick.Stop()
-	for {
-		var left []string
-		for _, g := range suite.ImplementationGoroutines() {
-			if !l.earlier[goroutineID(g)] {
-				left = append(left, g)
-			}
-		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			l.t.Errorf("Run(ctx) returned, but %d goroutines of the implementation still run, want none (wait for every goroutine Run started before returning); the first:\n%s", len(left), left[0])
-			return
-		}
-		<-tick.C
-	}
-}
-
-// goroutineID is the "goroutine 42" that begins a goroutine's stack.
-func goroutineID(stack string) string {
-	id, _, _ := strings.Cut(stack, " [")
-	return id
+	l.run.Stop(l.t, l.earlier, looptest.Stop{Return: loopWait, Goroutines: 2 * time.Second, Poll: loopPoll,
+		Want: "nil or ctx's error", Stops: "its goroutines"})
 }
 
 // waitFor polls cond until it holds, for at most loopWait; cond says
 // what it saw, for the failure message.
 func (l *loop) waitFor(what string, cond func() (bool, string)) {
 	l.t.Helper()
-	deadline := time.Now().Add(loopWait)
-	tick := time.NewTicker(loopPoll)
-	defer tick.Stop()
-	for {
-		ok, saw := cond()
-		if ok {
-			return
-		}
-		l.early()
-		if time.Now().After(deadline) {
-			l.t.Fatalf("waited %v for %s; last seen: %s", loopWait, what, saw)
-		}
-		select {
-		case <-tick.C:
-		case <-l.ctx.Done():
-			l.t.Fatalf("the step's deadline passed while waiting for %s; last seen: %s", what, saw)
-		}
-	}
+	looptest.Wait{T: l.t, Ctx: l.ctx, Max: loopWait, Poll: loopPoll, Check: func() { l.t.Helper(); l.early() }}.For(what, cond)
 }
 
 func (l *loop) pod(name string) *api.Pod {
