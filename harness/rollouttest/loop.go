@@ -143,7 +143,9 @@ func loopDescribeEvents(evs []*api.Event) string {
 // RecheckDeletionTimestamp; deployment_controller.go
 // getReplicaSetsForDeployment and addReplicaSet), and only once the
 // caches have synced (deployment_controller.go Run: WaitForNamedCacheSync
-// before the workers).
+// before the workers); and that a pod deleted wakes the Recreate
+// Deployment that waits for it to go (deployment_controller.go deletePod;
+// recreate.go rolloutRecreate and oldPodsRunning).
 func loopClaimStep(t *suite.T, impl Impl) {
 	l := newLoop(t, false)
 	defer l.finish()
@@ -164,6 +166,19 @@ func loopClaimStep(t *suite.T, impl Impl) {
 		t.Fatalf("rollouttest: deleting Deployment gone: %v", err)
 	}
 	loopCreate(l, loopReplicaSet(testNamespace, "gone-orphan", map[string]string{"app": "gone"}, loopImageV1, 0, nil))
+	// rec, Recreate, waits for its old pod to go: its old ReplicaSet is
+	// at 0 (spec and status) but a pod of it still runs. Made before
+	// Run, so that the controller's caches have the pod before its
+	// first sync of rec.
+	recD := loopDeployment("rec", 1, loopImageV2)
+	recD.Spec.Strategy = api.DeploymentStrategy{Type: api.RecreateDeploymentStrategyType}
+	rec := loopCreate(l, recD)
+	recV1 := api.DeepCopy(rec)
+	recV1.Spec.Template.Spec.Containers[0].Image = loopImageV1
+	recOld := loopCreate(l, loopOwnedRS(recV1, nil, 0, "1"))
+	recPod := podOf(*recOld, "rec-old-pod", api.PodRunning)
+	loopCreate(l, &recPod)
+	recNew := "rec-" + rollout.TemplateHash(rec.Spec.Template, nil)
 
 	// The ReplicaSets' List is held back until the controller writes
 	// something (or loopHoldWait): a worker started before the caches
@@ -248,6 +263,29 @@ func loopClaimStep(t *suite.T, impl Impl) {
 		rs := l.replicaSet(testNamespace, "web-late")
 		return loopDescribeRefs(rs.OwnerReferences) == loopDescribeRefs([]api.OwnerReference{controllerRef(*web)}), "ownerReferences " + loopDescribeRefs(rs.OwnerReferences)
 	})
+
+	// A pod deleted wakes the Recreate Deployment of its ReplicaSet.
+	// rec has been synced (its status written) while its old pod runs,
+	// and has no new ReplicaSet yet; two barriers let its last syncs
+	// end; then the pod goes, and nothing else changes: no Deployment
+	// or ReplicaSet event wakes rec, only the pod's deletion.
+	l.waitFor(fmt.Sprintf("Deployment rec (Recreate; its old ReplicaSet %s at 0 replicas, its pod %s still Running) to have its status written for generation %d", recOld.Name, recPod.Name, rec.Generation), func() (bool, string) {
+		d := l.deployment(testNamespace, "rec")
+		return d.Status.ObservedGeneration == d.Generation, loopDescribeDeployment(d)
+	})
+	if c := l.spy.callsOf("create", "replicasets", testNamespace, recNew); len(c) > 0 {
+		t.Errorf("the controller called %s while pod %s of rec's old ReplicaSet %s still ran, want no new ReplicaSet before the old pods are gone: Recreate waits for them (recreate.go oldPodsRunning: the pods of the Deployment's ReplicaSets go to Plan)", loopDescribeCalls(c), recPod.Name, recOld.Name)
+	}
+	l.barrier("bar3")
+	l.barrier("bar4")
+	m := l.mark()
+	if err := l.fake.Delete(l.ctx, loopKindOf(&api.Pod{}), testNamespace, recPod.Name, client.DeleteOptions{}); err != nil {
+		t.Fatalf("rollouttest: deleting pod %s: %v", recPod.Name, err)
+	}
+	l.waitFor(fmt.Sprintf("ReplicaSet %s created at 1 replica for Deployment rec once its old pod %s (the last pod of its old ReplicaSet %s) was deleted, nothing else changing: a pod deleted queues the Deployment that controls its ReplicaSet (rollout.Controller rule 1; deployment_controller.go deletePod), and Recreate then creates its new ReplicaSet", recNew, recPod.Name, recOld.Name), func() (bool, string) {
+		return loopSpec(l.replicaSet(testNamespace, recNew)) == 1, fmt.Sprintf("rec %s; its ReplicaSets: %s; the controller's writes since the pod's deletion: %s",
+			loopDescribeDeployment(l.deployment(testNamespace, "rec")), loopDescribeReplicaSets(l, "rec-"), loopDescribeCalls(l.spy.writesAfter(m, "")))
+	})
 }
 
 // barrier rolls out Deployment name (one replica) and waits until it is
@@ -297,7 +335,11 @@ func loopSpec(rs *api.ReplicaSet) int32 {
 // (rolling.go rolloutRolling, reconcileNewReplicaSet,
 // reconcileOldReplicaSets, cleanupUnhealthyReplicas,
 // scaleDownOldReplicaSetsForRollingUpdate; sync.go getNewReplicaSet;
-// deployment_util.go SetNewReplicaSetAnnotations).
+// deployment_util.go SetNewReplicaSetAnnotations), and that the history
+// beyond revisionHistoryLimit is then deleted, each Delete with the
+// ReplicaSet's uid as a precondition (sync.go cleanupDeployment, which
+// deletes with empty DeleteOptions: the precondition is
+// rollout.Controller's rule 4).
 func loopRollingUpdateStep(t *suite.T, impl Impl) {
 	l := newLoop(t, false)
 	defer l.finish()
@@ -349,6 +391,32 @@ func loopRollingUpdateStep(t *suite.T, impl Impl) {
 		t.Errorf("Deployment web's revision annotation after the rollback: %q, want \"3\"", got)
 	}
 	l.checkBounds()
+
+	// The history: with revisionHistoryLimit 0, the old ReplicaSet (at 0
+	// since the rollback completed) goes, deleted with its uid as a
+	// precondition, so that a ReplicaSet made since under the same name
+	// would not be.
+	old := l.replicaSet(testNamespace, v2)
+	if old == nil {
+		t.Fatalf("ReplicaSet %s is gone after the rollback, want it kept (at 0 replicas) while revisionHistoryLimit is the default, 10", v2)
+	}
+	l.changeDeployment(testNamespace, "web", func(d *api.Deployment) { d.Spec.RevisionHistoryLimit = int32p(0) })
+	l.waitFor(fmt.Sprintf("ReplicaSet %s (old, at 0 replicas, uid %s) deleted once Deployment web's revisionHistoryLimit is 0: a sync of a complete rollout deletes the old ReplicaSets beyond the limit that have no replicas (sync.go cleanupDeployment)", v2, old.UID), func() (bool, string) {
+		return l.replicaSet(testNamespace, v2) == nil, fmt.Sprintf("%s; the controller's deletes: %s", loopDescribeReplicaSets(l, "web-"), loopDescribeCalls(l.spy.callsOf("delete", "replicasets", "", "")))
+	})
+	deletes := l.spy.callsOf("delete", "replicasets", testNamespace, v2)
+	if len(deletes) == 0 {
+		t.Errorf("ReplicaSet %s is gone, but the controller never called delete replicasets %s/%s, want its history deleted through Delete (rollout.Controller rule 4)", v2, testNamespace, v2)
+	}
+	for _, c := range deletes {
+		if p := c.opts.Preconditions; p == nil || p.UID == nil || *p.UID != old.UID {
+			t.Errorf("the controller's call %s carried preconditions %s, want {uid %s}, the uid of ReplicaSet %s as the plan saw it: each Delete goes with the ReplicaSet's uid as a precondition, so that another ReplicaSet made since under the same name survives (rollout.Controller rule 4)", c, loopDescribePreconditions(c.opts.Preconditions), old.UID, v2)
+			break
+		}
+	}
+	if v := l.replicaSet(testNamespace, v1); loopSpec(v) != 10 {
+		t.Errorf("ReplicaSet %s (new) after the history was cleaned: spec.replicas %d, want 10, untouched: revisionHistoryLimit counts the old ReplicaSets only", v1, loopSpec(v))
+	}
 }
 
 // loopDescribeReplicaSets prints the ReplicaSets of testNamespace whose

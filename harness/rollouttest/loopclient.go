@@ -54,7 +54,9 @@ type loopCall struct {
 	name      string
 	// obj is what the controller sent (create, update, update-status).
 	obj api.Object
-	err error
+	// opts is what the controller sent with a delete.
+	opts client.DeleteOptions
+	err  error
 	// at is the step's clock when the call came.
 	at time.Time
 }
@@ -381,6 +383,7 @@ func (s *loopSpy) deploymentStatus(ctx context.Context, d *api.Deployment) (api.
 }
 
 func (s *loopSpy) Delete(ctx context.Context, kind api.Kind, namespace, name string, opts client.DeleteOptions) error {
+	sent := api.DeepCopyValue(opts)
 	var err error
 	if kind.Resource == loopReplicaSets.Resource {
 		_, err = s.ledger.write("controller delete", func() (api.Object, error) {
@@ -392,8 +395,27 @@ func (s *loopSpy) Delete(ctx context.Context, kind api.Kind, namespace, name str
 	} else {
 		err = s.fake.Delete(ctx, kind, namespace, name, opts)
 	}
-	s.record(loopCall{verb: "delete", resource: kind.Resource, namespace: namespace, name: name, err: err})
+	s.record(loopCall{verb: "delete", resource: kind.Resource, namespace: namespace, name: name, opts: sent, err: err})
 	return err
+}
+
+// loopDescribePreconditions prints a delete's preconditions for failure
+// messages.
+func loopDescribePreconditions(p *api.Preconditions) string {
+	if p == nil {
+		return "none"
+	}
+	var s []string
+	if p.UID != nil {
+		s = append(s, "uid "+string(*p.UID))
+	}
+	if p.ResourceVersion != nil {
+		s = append(s, "resourceVersion "+*p.ResourceVersion)
+	}
+	if len(s) == 0 {
+		return "{} (empty)"
+	}
+	return "{" + strings.Join(s, ", ") + "}"
 }
 
 func (s *loopSpy) Bind(ctx context.Context, namespace, pod, node string) error {

@@ -18,6 +18,15 @@ func init() {
 				New: "\t\treturn\n\t}\n}\n\n// updateReplicaSet"}},
 			Fails: []string{"12-claim"},
 		},
+		// Rule 1: a pod deleted wakes nobody: a Recreate Deployment
+		// waiting for its old pods to go waits for ever once they are
+		// gone.
+		"pod-delete-wakes-nobody": {
+			Edits: []planted.Edit{{File: file,
+				Old: "\t\t\treturn // pods are left: their deletions will come\n\t\t}\n\t}\n\tdc.enqueue(d)\n}",
+				New: "\t\t\treturn // pods are left: their deletions will come\n\t\t}\n\t}\n}"}},
+			Fails: []string{"12-claim"},
+		},
 		// Rule 3: a matching orphan is not adopted.
 		"orphans-not-adopted": {
 			Edits: []planted.Edit{{File: file, Old: "\t\treturn claimIgnore\n\t}\n\treturn claimAdopt\n}", New: "\t\treturn claimIgnore\n\t}\n\treturn claimIgnore\n}"}},
@@ -79,6 +88,14 @@ func init() {
 		"events-not-recorded": {
 			Edits: []planted.Edit{{File: file, Old: "\t\tfor _, e := range evs {\n\t\t\tdc.recorder.Event(cached, e.Type, e.Reason, \"\", e.Message)\n\t\t}\n", New: "\t\t_ = evs\n"}},
 			Fails: []string{"11-create", "13-rolling-update"},
+		},
+		// Rule 4: an old ReplicaSet of the history is deleted without
+		// its uid as a precondition.
+		"delete-without-precondition": {
+			Edits: []planted.Edit{{File: file,
+				Old: "\tuid := rss[i].UID\n\terr := dc.c.Delete(ctx, rsKind, d.Namespace, name, client.DeleteOptions{Preconditions: &api.Preconditions{UID: &uid}})",
+				New: "\terr := dc.c.Delete(ctx, rsKind, d.Namespace, name, client.DeleteOptions{})"}},
+			Fails: []string{"13-rolling-update"},
 		},
 		// Rule 5: a name taken by another's ReplicaSet does not raise
 		// collisionCount: the same name is tried for ever.
