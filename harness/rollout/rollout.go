@@ -414,8 +414,11 @@ type Options struct {
 //     clock's time, and carries the plan out in the order of its fields:
 //     Create, each Update, each Delete (with the ReplicaSet's uid as a
 //     precondition; gone is not a failure), Revision and Status in one
-//     UpdateStatus, the Events through an events.Recorder as
-//     ControllerName.
+//     UpdateStatus. The Events go through an events.Recorder as
+//     ControllerName once Create and every Update succeeded, even when
+//     a later write fails (upstream records each right after its
+//     write); a Create that meets the Deployment's own ReplicaSet
+//     (rule 5) announces no scale of it.
 //  5. A Create refused with AlreadyExists by a ReplicaSet that the
 //     Deployment does not control, or whose template differs (a hash
 //     collision), raises status.collisionCount by one (UpdateStatus) and
