@@ -36,9 +36,8 @@ import (
 // orphans its dependents; once the Deployment controller (09) is, the
 // controller manager runs it as well, and a Deployment rolls its
 // template out through ReplicaSets (whose pods need 07 and 01). Before
-// it builds, it prints one table of the
-// parts: where each comes from, and what a user will see because one is
-// absent.
+// it builds, it prints one table of the parts: where each comes from,
+// and what a user will see because one is absent.
 //
 // kata never imports exercises/ or solutions/ (DESIGN rule 8): up only
 // chooses the wiring (program.Wiring: which package provides which
@@ -321,8 +320,8 @@ type finished struct {
 // controller and exercise 01's Plan are (without both, a ReplicaSet
 // makes no pods), whether the garbage collector is (without it,
 // deleting an owner leaves its dependents) and whether the Deployment
-// controller is (without it, a Deployment makes no ReplicaSet). A part is finished when all
-// its steps pass, as kata next and kata list say.
+// controller is (without it, a Deployment makes no ReplicaSet). A part
+// is finished when all its steps pass, as kata next and kata list say.
 func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, error) {
 	l, err := newLearner(env)
 	if err != nil {
