@@ -1160,20 +1160,37 @@ func (l *rsLoop) retriedAtOnce(name string, uid api.UID) {
 	l.t.Helper()
 	var failed *apiCall
 	var after []apiCall
-	l.spy.mu.Lock()
-	for i, c := range l.spy.calls {
-		if c.resource != "replicasets" || c.name != name || c.verb != "get" && c.verb != "update-status" {
-			continue
-		}
-		if failed == nil {
-			if c.verb == "update-status" && client.IsConflict(c.err) {
-				failed = &l.spy.calls[i]
+	collect := func() {
+		failed, after = nil, nil
+		l.spy.mu.Lock()
+		defer l.spy.mu.Unlock()
+		for i, c := range l.spy.calls {
+			if c.resource != "replicasets" || c.name != name || c.verb != "get" && c.verb != "update-status" {
+				continue
 			}
-			continue
+			if failed == nil {
+				if c.verb == "update-status" && client.IsConflict(c.err) {
+					c := l.spy.calls[i]
+					failed = &c
+				}
+				continue
+			}
+			after = append(after, c)
 		}
-		after = append(after, c)
 	}
-	l.spy.mu.Unlock()
+	// The status the caller saw stored came from a write that succeeded,
+	// and the spy records a call once it returns: wait for that record,
+	// so that a busy machine cannot make the verdict read the calls in
+	// between.
+	l.waitFor(fmt.Sprintf("the controller's successful status write of ReplicaSet %s, after the Conflict, in the calls the suite records", name), func() (bool, string) {
+		collect()
+		for _, c := range after {
+			if c.verb == "update-status" && c.err == nil {
+				return true, describeCalls(after)
+			}
+		}
+		return failed == nil, describeCalls(after)
+	})
 	if failed == nil {
 		l.t.Fatalf("replicasettest: no status write of ReplicaSet %s met the Conflict the suite planted", name)
 	}
