@@ -43,8 +43,9 @@
 //     the others and, through its error, the cluster; exercise 07's
 //     ReplicaSet controller is the first, exercise 08's garbage
 //     collector the second, exercise 09's Deployment controller the
-//     third (NewController says which exercise a New that panics
-//     belongs to).
+//     third, exercise 10's Job and TTL-after-finished controllers (one
+//     New) the fourth (NewController says which exercise a New that
+//     panics belongs to).
 //  7. Main: the program's command line, `serve` and `restore`, with
 //     messages that say what to do (a part that panics "not implemented"
 //     names its exercise; a corrupt or busy store and a port in use are

@@ -50,11 +50,12 @@ type Parts struct {
 	// Controllers runs the controller manager's reconcilers (issue 13),
 	// as kube-controller-manager: a ControllerManager with exercise 07's
 	// ReplicaSet controller around exercise 01's Plan, exercise 08's
-	// garbage collector and exercise 09's Deployment controller (and,
-	// with the exercises after them, the others), each made with
-	// NewController. Absent: a ReplicaSet makes
-	// no pods, a Deployment no ReplicaSet, and deleting an owner leaves
-	// its dependents.
+	// garbage collector, exercise 09's Deployment controller and
+	// exercise 10's Job and TTL-after-finished controllers (and, with
+	// the exercises after them, the others), each made with
+	// NewController. Absent: a ReplicaSet makes no pods, a Deployment no
+	// ReplicaSet, a Job no pods, and deleting an owner leaves its
+	// dependents.
 	Controllers func(client.Interface) Component
 	// Kubelet runs the pods bound to node (issue 14); the cluster starts
 	// one per --nodes, named node-1 to node-N. Absent: pods are bound

@@ -29,7 +29,11 @@
 // finished pod through status.uncountedTerminatedPods before letting it
 // go, so that a pod deleted before it was counted still counts; the kata
 // counts the pods it sees, as upstream did before 1.26, so a finished pod
-// that is deleted leaves the counts. Suspend, podFailurePolicy,
+// that is deleted leaves the counts. An Indexed Job's failed pods count
+// whatever their index (upstream counts those below completions only). A
+// failing Job that is being deleted, or whose pods are in flight, deletes
+// no pod (upstream deletes its active pods in both cases). The Warning
+// TooManySucceededPods is not recorded. Suspend, podFailurePolicy,
 // successPolicy, backoffLimitPerIndex and podReplacementPolicy Failed are
 // not acted on.
 package jobs
@@ -243,15 +247,16 @@ func (p Plan) IsZero() bool {
 //     three or more consecutive indexes as "first-last" ("1,3-5,7,8";
 //     upstream's orderedIntervals). status.ready is the active pods with a Ready
 //     condition True. startTime is set to Now when the Job has none.
-//  3. Failure: with no FailureTarget condition yet, the Job fails when
-//     failed > spec.backoffLimit, or, for a template with restartPolicy
-//     OnFailure, when the restartCounts of the containers (init and app)
-//     of its Pending and Running pods add up to at least backoffLimit
-//     (more than 0 when it is 0) (pastBackoffLimitOnFailure): reason
-//     BackoffLimitExceeded. Else it fails when activeDeadlineSeconds is
-//     set and Now − startTime ≥ activeDeadlineSeconds: reason
-//     DeadlineExceeded. Else, with activeDeadlineSeconds set,
-//     RequeueAfter is the time left until the deadline.
+//  3. Failure: with no FailureTarget or SuccessCriteriaMet condition
+//     yet, the Job fails when failed > spec.backoffLimit, or, for a
+//     template with restartPolicy OnFailure, when the restartCounts of
+//     the containers (init and app) of its Pending and Running pods add
+//     up to at least backoffLimit (more than 0 when it is 0)
+//     (pastBackoffLimitOnFailure): reason BackoffLimitExceeded. Else it
+//     fails when activeDeadlineSeconds is set and Now − startTime ≥
+//     activeDeadlineSeconds: reason DeadlineExceeded. Else, with
+//     activeDeadlineSeconds set, RequeueAfter is the time left until the
+//     deadline.
 //  4. A failing Job (rule 3, or a FailureTarget condition True already)
 //     deletes every active pod (Delete), which then count as failed and
 //     terminating. It gets FailureTarget True with the reason and message
@@ -262,15 +267,16 @@ func (p Plan) IsZero() bool {
 //     succeeded, at most parallelism, at least 0; without, it is
 //     parallelism until a pod has succeeded, then the active count (let
 //     the rest finish).
-//  6. Too many: when active > wantActive, the pods to delete are, for an
-//     Indexed Job, every active pod with no index or an index ≥
-//     completions and all but one of the pods of an index; then, while
-//     fewer than active − wantActive are chosen, the others in
-//     upstream's ActivePods order (not on a node first; then Pending,
-//     Unknown, Running; not Ready before Ready; Ready for less time
-//     first; more restarts first; newer first; the kata breaks the last
-//     tie by name). At most MaxPodCreateDeletePerSync. A pass that
-//     deletes creates nothing.
+//  6. Too many: an Indexed Job deletes, whatever the counts, every
+//     active pod with no index or an index ≥ completions, and of the
+//     active pods that share an index all but the one last in
+//     ActivePods order (appendDuplicatedIndexPodsForRemoval). Then, while
+//     fewer than active − wantActive pods are chosen, the other active
+//     pods are, in upstream's ActivePods order (not on a node first;
+//     then Pending, Unknown, Running; not Ready before Ready; Ready for
+//     less time first; more restarts first; newer first; the kata breaks
+//     the last tie by name, "pod-1" before "pod-2"). At most
+//     MaxPodCreateDeletePerSync. A pass that deletes creates nothing.
 //  7. Too few: when wantActive − active > 0,
 //     and the failure back-off (rule 8) is not over, nothing is created
 //     and RequeueAfter is the time left. Else that many pods are created
@@ -303,7 +309,8 @@ func (p Plan) IsZero() bool {
 //     (once), and, when no pod is terminating either, Complete True with
 //     the same reason and message, completionTime Now, and a Normal
 //     Event Completed "Job completed". A Job with SuccessCriteriaMet
-//     already goes on to Complete the same way, whatever its counts.
+//     already creates no pod, deletes its active ones (rule 4's way), and
+//     goes on to Complete the same way, whatever its counts.
 //  11. InFlight: nothing is created or deleted, and the Job is neither
 //     failed nor completed (no FailureTarget, Failed, SuccessCriteriaMet
 //     or Complete added); the counts are written as they are.
@@ -390,17 +397,22 @@ type Options struct {
 //     FailedCreate, SuccessfulDelete, FailedDelete) as ControllerName.
 //  4. When every delete and create succeeded, the status is written
 //     with UpdateStatus, then the plan's Events are recorded; when one
-//     failed, the status is not written and the sync fails.
+//     failed, the status is not written and the sync fails (upstream
+//     writes the status it has, then fails; the kata's next sync counts
+//     again from the pods).
 //  5. A failed sync puts the key back with the queue's per-item
-//     back-off; a sync that succeeds forgets it and, if the plan asks,
+//     back-off, 1s doubling to a minute (DefaultJobApiBackOff,
+//     MaxJobApiBackOff; the TTL queue has the controllers' default
+//     limiter); a sync that succeeds forgets it and, if the plan asks,
 //     queues it again after RequeueAfter on the clock.
 //  6. A TTL worker takes a key, reads the Job from the cache (gone:
 //     nothing to do), defaults it and asks Cleanup with the clock's time:
 //     After queues the key again after that long; Delete reads the Job
 //     afresh from the apiserver, asks Cleanup again with the fresh Job
-//     (its ttl may have changed), and when it still says Delete, deletes
-//     the Job with propagationPolicy Foreground and the Job's uid as a
-//     precondition (gone is not a failure), so that its pods go first.
+//     (its ttl may have changed): After queues the key again after that
+//     long; Delete deletes the Job with propagationPolicy Foreground and
+//     the Job's uid as a precondition (gone is not a failure), so that
+//     its pods go first.
 //  7. Workers workers for each controller; Run starts them once every
 //     informer has synced, and returns, every goroutine ended, when its
 //     context ends.

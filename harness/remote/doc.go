@@ -86,8 +86,9 @@
 //     watch's events flow against credit the reader grants as it takes
 //     them (at most 128 ahead), so a store still sees a watcher that stops
 //     reading and ends it with storage.ErrSlowWatcher.
-//  3. Gives the suites clients with their constructors' exact types: Plan,
-//     Labels, Opener, NewAPIServer, Admission, Scheduler, ReplicaSet and GC, over a Program that starts
+//  3. Gives the suites clients with their constructors' exact types:
+//     Plan, Labels, Opener, NewAPIServer, Admission, Scheduler,
+//     ReplicaSet, GC, Deployment and Job, over a Program that starts
 //     $KATA_IMPL on the first call, starts a fresh one after it died, and
 //     kills and reaps every one it started when the test ends (FromEnv
 //     registers that with t.Cleanup). The environment passes through, so

@@ -305,11 +305,12 @@ var plantedGCBugs = []plantedBug{
 	// background leaves its pods, one deleted in the foreground never
 	// sees its free pod go, and a deleted Deployment leaves its
 	// ReplicaSets.
-	{"no-cascade", []string{"deployment_restart-scale", "gc_background", "gc_foreground"}},
+	{"no-cascade", []string{"deployment_restart-scale", "gc_background", "gc_foreground", "job_completions"}},
 	// No dependent blocks its owner's deletion: a ReplicaSet deleted in
 	// the foreground loses its foregroundDeletion finalizer, and goes,
-	// while a finalizer still holds one of its pods.
-	{"ignores-blocking", []string{"gc_foreground"}},
+	// while a finalizer still holds one of its pods; so does a Job that
+	// its TTL controller deletes.
+	{"ignores-blocking", []string{"gc_foreground", "job_completions"}},
 	// The Update that removes the orphan finalizer is dropped: the
 	// ReplicaSet deleted with --cascade=orphan never goes.
 	{"orphan-finalizer-kept", []string{"gc_orphan"}},
@@ -335,6 +336,8 @@ func TestGCScenariosCatchPlantedBugs(t *testing.T) {
 		// deployment_restart-scale needs 08 too: it runs here, with the
 		// reference Deployment controller.
 		"09-deployment": func(p string) { w.Deployment = p },
+		// And job_completions, with the reference Job controller.
+		"10-job": func(p string) { w.Job = p },
 	})
 	catchPlantedBugs(t, "08-garbagecollector", plantedGCBugs, w, map[string]string{"mutantgc": "gc.go"})
 }
@@ -380,4 +383,48 @@ func TestDeploymentScenariosCatchPlantedBugs(t *testing.T) {
 		"06-scheduler": func(p string) { w.Scheduler = p },
 	})
 	catchPlantedBugs(t, "09-deployment", plantedDeploymentBugs, w, map[string]string{"mutantdeployment": "deployment.go"})
+}
+
+// The planted bugs of testdata/mutantjob, and the scenarios of exercise
+// 10 each must fail.
+var plantedJobBugs = []plantedBug{
+	// The wrapper without a bug: every scenario passes.
+	{"", nil},
+	// No Job ever gets its Complete condition (nor, then, its TTL
+	// deletion).
+	{"never-completes", []string{"job_completions"}},
+	// No Job ever gets its FailureTarget and Failed conditions.
+	{"never-fails", []string{"job_backoff-limit"}},
+	// A Job with completions 3 and parallelism 2 gets its 3 pods at once.
+	{"ignores-parallelism", []string{"job_completions"}},
+	// A failed pod is replaced at once, with no back-off.
+	{"no-backoff", []string{"job_backoff-limit"}},
+	// A finished Job is deleted at once, not ttlSecondsAfterFinished
+	// later.
+	{"ttl-ignored", []string{"job_completions"}},
+	// A finished Job is never deleted.
+	{"ttl-never-deletes", []string{"job_completions"}},
+	// No Event is recorded: no SuccessfulCreate, Completed or
+	// BackoffLimitExceeded in kubectl describe job.
+	{"no-events", []string{"job_backoff-limit", "job_completions"}},
+}
+
+// Each scenario of exercise 10 fails, at one of its checks, against the
+// reference Job and TTL-after-finished controllers with a bug planted in
+// what the scenario shows, and passes against the others.
+func TestJobScenariosCatchPlantedBugs(t *testing.T) {
+	needSolutions(t, "no reference Job controller to plant bugs in, or no collector to delete a Job's pods", "08-garbagecollector", "10-job")
+	// As kata up --reference wires it, with the Job controller planted.
+	m := program.DefaultModule
+	w := program.Wiring{
+		Store:     m + "/solutions/03-store",
+		APIServer: m + "/solutions/04-apiserver",
+		GC:        m + "/solutions/08-garbagecollector",
+		Job:       m + "/" + internalPkg + "/mutantjob",
+	}
+	wireSolutions(m, map[string]func(string){
+		"05-admission": func(p string) { w.Pipeline = p },
+		"06-scheduler": func(p string) { w.Scheduler = p },
+	})
+	catchPlantedBugs(t, "10-job", plantedJobBugs, w, map[string]string{"mutantjob": "job.go"})
 }

@@ -39,7 +39,8 @@ var reference = sync.OnceValues(func() (string, error) {
 	// solutions/06-scheduler does, the controllers once
 	// solutions/07-replicaset does, the garbage collector once
 	// solutions/08-garbagecollector does, the Deployment controller once
-	// solutions/09-deployment does.
+	// solutions/09-deployment does, the Job and TTL-after-finished
+	// controllers once solutions/10-job does.
 	w := program.Wiring{
 		Store:     m + "/solutions/03-store",
 		APIServer: m + "/solutions/04-apiserver",
@@ -61,6 +62,9 @@ var reference = sync.OnceValues(func() (string, error) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "solutions", "09-deployment")); err == nil {
 		w.Deployment = m + "/solutions/09-deployment"
+	}
+	if _, err := os.Stat(filepath.Join(root, "solutions", "10-job")); err == nil {
+		w.Job = m + "/solutions/10-job"
 	}
 	return bin, program.Build(ctx, root, w, bin)
 })

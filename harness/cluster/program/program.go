@@ -80,6 +80,17 @@ type Wiring struct {
 	// (Wiring.ReplicaSet). "": a Deployment makes no ReplicaSet.
 	Deployment string
 
+	// Job is the import path of the package with
+	// New(client.Interface, jobs.Options) jobs.Controller (exercise 10's
+	// New): the controller manager runs the Job controller and the
+	// TTL-after-finished controller (upstream's job-controller and
+	// ttl-after-finished-controller, one New for both) with the default
+	// options, beside the others or alone. A Job's pods are its own; a
+	// finished Job that the TTL controller deletes (in the foreground)
+	// goes once the garbage collector (Wiring.GC) has deleted its pods.
+	// "": a Job makes no pods.
+	Job string
+
 	// Later: the other controllers, Kubelet and Proxy import paths
 	// (issues 13 to 15).
 }
@@ -89,6 +100,12 @@ func (w Wiring) module() string {
 		return DefaultModule
 	}
 	return w.Module
+}
+
+// controllers says whether the program runs a controller manager: one
+// of exercises 07 to 10 is wired.
+func (w Wiring) controllers() bool {
+	return w.ReplicaSet != "" || w.GC != "" || w.Deployment != "" || w.Job != ""
 }
 
 // from is an import path as the learner sees it: relative to the module
@@ -141,7 +158,11 @@ func (w Wiring) Source() ([]byte, error) {
 		fmt.Fprintf(&b, "\tdeployment %q\n", w.Deployment)
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/rollout")
 	}
-	if w.Scheduler != "" || w.ReplicaSet != "" || w.GC != "" || w.Deployment != "" {
+	if w.Job != "" {
+		fmt.Fprintf(&b, "\tjob %q\n", w.Job)
+		fmt.Fprintf(&b, "\t%q\n", m+"/harness/jobs")
+	}
+	if w.Scheduler != "" || w.controllers() {
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/client")
 	}
 	fmt.Fprintf(&b, "\t%q\n", m+"/harness/cluster")
@@ -172,13 +193,16 @@ func (w Wiring) Source() ([]byte, error) {
 		b.WriteString("\t\tScheduler: func(c client.Interface) cluster.Component { return scheduler.New(c, framework.Options{}) },\n")
 		fmt.Fprintf(&b, "\t\tSchedulerFrom: %s,\n", strconv.Quote(w.from(w.Scheduler)))
 	}
-	if w.ReplicaSet != "" || w.GC != "" || w.Deployment != "" {
-		// The controller manager's list grows with exercises 07 to 11,
+	if w.controllers() {
+		// The controller manager's list grows with exercises 07 to 10,
 		// in course order; each New through cluster.NewController, so
 		// that one that panics is named.
 		b.WriteString("\t\tControllers: func(c client.Interface) cluster.Component {\n")
 		b.WriteString("\t\t\treturn cluster.ControllerManager{\n")
-		first := w.Deployment
+		first := w.Job
+		if w.Deployment != "" {
+			first = w.Deployment
+		}
 		if w.GC != "" {
 			first = w.GC
 		}
@@ -194,6 +218,12 @@ func (w Wiring) Source() ([]byte, error) {
 		if w.Deployment != "" {
 			fmt.Fprintf(&b, "\t\t\t\tcluster.NewController(rollout.ControllerName, %s, func() cluster.Component { return deployment.New(c, rollout.Options{}) }),\n",
 				strconv.Quote(w.from(w.Deployment)))
+		}
+		if w.Job != "" {
+			// One New runs both of exercise 10's loops, so one entry
+			// names both.
+			fmt.Fprintf(&b, "\t\t\t\tcluster.NewController(jobs.ControllerName+\" and \"+jobs.TTLControllerName, %s, func() cluster.Component { return job.New(c, jobs.Options{}) }),\n",
+				strconv.Quote(w.from(w.Job)))
 		}
 		b.WriteString("\t\t\t}\n\t\t},\n")
 		fmt.Fprintf(&b, "\t\tControllersFrom: %s,\n", strconv.Quote(w.from(first)))

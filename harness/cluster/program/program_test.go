@@ -72,6 +72,20 @@ func TestSourceImportsOnlyWhatItIsAsked(t *testing.T) {
 		{"the garbage collector and the Deployment controller", Wiring{APIServer: m + "/solutions/04-apiserver", GC: m + "/solutions/08-garbagecollector", Deployment: m + "/solutions/09-deployment"},
 			[]string{`ControllersFrom: "solutions/08-garbagecollector"`},
 			[]string{"replicas", "reconcile"}},
+		{"the Job controller alone", Wiring{APIServer: m + "/solutions/04-apiserver", Job: m + "/exercises/10-job"},
+			[]string{`job "` + m + `/exercises/10-job"`, `"` + m + `/harness/jobs"`, `"` + m + `/harness/client"`,
+				`cluster.NewController(jobs.ControllerName+" and "+jobs.TTLControllerName, "exercises/10-job", func() cluster.Component { return job.New(c, jobs.Options{}) }),`,
+				`ControllersFrom: "exercises/10-job"`},
+			[]string{"replicas", "reconcile", "garbagecollector", "harness/gc", "rollout", "scheduler"}},
+		{"every controller and the Job controller", Wiring{APIServer: m + "/solutions/04-apiserver", ReplicaSet: m + "/solutions/07-replicaset", Reconcile: m + "/solutions/01-reconcile",
+			GC: m + "/solutions/08-garbagecollector", Deployment: m + "/solutions/09-deployment", Job: m + "/solutions/10-job"},
+			[]string{`cluster.NewController(rollout.ControllerName, "solutions/09-deployment", func() cluster.Component { return deployment.New(c, rollout.Options{}) }),
+				cluster.NewController(jobs.ControllerName+" and "+jobs.TTLControllerName, "solutions/10-job", func() cluster.Component { return job.New(c, jobs.Options{}) }),`,
+				`ControllersFrom: "solutions/07-replicaset"`},
+			[]string{"scheduler", "framework"}},
+		{"the Deployment and Job controllers", Wiring{APIServer: m + "/solutions/04-apiserver", Deployment: m + "/solutions/09-deployment", Job: m + "/solutions/10-job"},
+			[]string{`ControllersFrom: "solutions/09-deployment"`},
+			[]string{"replicas", "reconcile", "garbagecollector"}},
 	} {
 		src, err := tc.w.Source()
 		if err != nil {

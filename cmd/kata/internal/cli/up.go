@@ -35,9 +35,13 @@ import (
 // the ReplicaSet controller or alone), and deleting an owner deletes or
 // orphans its dependents; once the Deployment controller (09) is, the
 // controller manager runs it as well, and a Deployment rolls its
-// template out through ReplicaSets (whose pods need 07 and 01). Before
-// it builds, it prints one table of the parts: where each comes from,
-// and what a user will see because one is absent.
+// template out through ReplicaSets (whose pods need 07 and 01); once the
+// Job controller (10) is, the controller manager runs it and the
+// TTL-after-finished controller too, and a Job runs its pods to
+// completion and, with ttlSecondsAfterFinished, is deleted once it has
+// finished (in the foreground, so that its pods go first, which needs
+// 08). Before it builds, it prints one table of the parts: where each
+// comes from, and what a user will see because one is absent.
 //
 // kata never imports exercises/ or solutions/ (DESIGN rule 8): up only
 // chooses the wiring (program.Wiring: which package provides which
@@ -74,6 +78,11 @@ const (
 	// it makes ReplicaSets, and their pods need the ReplicaSet
 	// controller.
 	deploymentID = "09-deployment"
+	// The Job controller and the TTL-after-finished controller (10, one
+	// New) run in the controller manager too; a Job's pods are its own,
+	// and the TTL controller's deletion (foreground) needs the garbage
+	// collector to end.
+	jobID = "10-job"
 )
 
 // beyondLoopback: without the pipeline the apiserver authenticates no one.
@@ -253,7 +262,8 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 		reconcile:  isDir(filepath.Join(root, "solutions", reconcileID)),
 		replicaset: isDir(filepath.Join(root, "solutions", replicasetID)),
 		gc:         isDir(filepath.Join(root, "solutions", gcID)),
-		deployment: isDir(filepath.Join(root, "solutions", deploymentID))}
+		deployment: isDir(filepath.Join(root, "solutions", deploymentID)),
+		job:        isDir(filepath.Join(root, "solutions", jobID))}
 	if reference {
 		base = "solutions"
 		if !hasSolutions {
@@ -282,6 +292,9 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 	if done.deployment {
 		w.Deployment = importPath(base + "/" + deploymentID)
 	}
+	if done.job {
+		w.Job = importPath(base + "/" + jobID)
+	}
 	for _, id := range []string{storeID, apiserverID} {
 		if id == storeID && (!storeDone || etcd) {
 			continue
@@ -309,6 +322,8 @@ type finished struct {
 	gc bool
 	// deployment: the Deployment controller runs.
 	deployment bool
+	// job: the Job and TTL-after-finished controllers run.
+	job bool
 }
 
 // upFinished decides which of the learner's parts the cluster runs: it
@@ -319,16 +334,18 @@ type finished struct {
 // scheduler is (without it pods stay Pending), whether the ReplicaSet
 // controller and exercise 01's Plan are (without both, a ReplicaSet
 // makes no pods), whether the garbage collector is (without it,
-// deleting an owner leaves its dependents) and whether the Deployment
-// controller is (without it, a Deployment makes no ReplicaSet). A part
-// is finished when all its steps pass, as kata next and kata list say.
+// deleting an owner leaves its dependents), whether the Deployment
+// controller is (without it, a Deployment makes no ReplicaSet) and
+// whether the Job controller is (without it, a Job makes no pods). A
+// part is finished when all its steps pass, as kata next and kata list
+// say.
 func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, error) {
 	l, err := newLearner(env)
 	if err != nil {
 		return finished{}, err
 	}
 	var exs []*course.Exercise
-	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID, reconcileID, replicasetID, gcID, deploymentID} {
+	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID, reconcileID, replicasetID, gcID, deploymentID, jobID} {
 		e, err := l.exercise(id)
 		if id != storeID && id != apiserverID {
 			if err != nil || !isDir(filepath.Join(root, e.ExerciseDir())) {
@@ -361,6 +378,8 @@ func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, 
 			done.gc = r.Done()
 		case deploymentID:
 			done.deployment = r.Done()
+		case jobID:
+			done.job = r.Done()
 		}
 	}
 	if !apiserver.Done() {
@@ -392,8 +411,8 @@ type futurePart struct {
 // futureParts are the parts after the apiserver, with what a user sees
 // while each is absent (DESIGN: the cluster says what is missing).
 var futureParts = []futurePart{
-	{"kubelet", "kubelet", "10", "pods are bound but never start"},
-	{"kube-proxy", "proxy", "11", "Services do not forward"},
+	{"kubelet", "kubelet", "11", "pods are bound but never start"},
+	{"kube-proxy", "proxy", "12", "Services do not forward"},
 }
 
 // printParts prints one table: each part, where it comes from, and what
@@ -477,6 +496,22 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 	default:
 		rows = append(rows, row{"deployment controller", "absent (not in the course yet)", noDeployment})
 	}
+	// The Job controller makes the pods itself; the TTL controller
+	// deletes a finished Job in the foreground, which only the garbage
+	// collector ends (it deletes the pods, then lets the Job go).
+	const noJob = "a Job makes no pods"
+	switch {
+	case w.Job != "" && w.GC != "":
+		rows = append(rows, row{"job controller", rel(w.Job),
+			"a Job runs pods to completion (kubectl wait --for=condition=complete), and ttlSecondsAfterFinished deletes it with its pods"})
+	case w.Job != "":
+		rows = append(rows, row{"job controller", rel(w.Job),
+			"a Job runs pods to completion, but ttlSecondsAfterFinished's deletion never ends until the garbage collector (08) runs"})
+	case inCourse(jobID):
+		rows = append(rows, row{"job controller", "absent (10 not finished)", noJob})
+	default:
+		rows = append(rows, row{"job controller", "absent (not in the course yet)", noJob})
+	}
 	for _, f := range futureParts {
 		from := "absent (not in the course yet)"
 		if inCourse(f.topic) {
@@ -504,7 +539,7 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 func buildCluster(env *Env, root, cmd string, w program.Wiring, bin string) error {
 	rel := func(path string) string { return strings.TrimPrefix(path, course.ModulePath+"/") }
 	var with []string
-	for _, p := range []string{w.Pipeline, w.Scheduler, w.ReplicaSet, w.Reconcile, w.GC, w.Deployment} {
+	for _, p := range []string{w.Pipeline, w.Scheduler, w.ReplicaSet, w.Reconcile, w.GC, w.Deployment, w.Job} {
 		if p != "" {
 			with = append(with, rel(p))
 		}

@@ -97,7 +97,7 @@ func TestUpReference(t *testing.T) {
 	kubeconfig := filepath.Join(data, "kubeconfig")
 	for _, row := range [][2]string{{"store", "solutions/03-store"}, {"apiserver", "solutions/04-apiserver"}, {"pipeline", "solutions/05-admission"}, {"scheduler", "solutions/06-scheduler"},
 		{"controllers", "solutions/07-replicaset + solutions/01-reconcile"}, {"garbage collector", "solutions/08-garbagecollector"},
-		{"deployment controller", "solutions/09-deployment"}} {
+		{"deployment controller", "solutions/09-deployment"}, {"job controller", "solutions/10-job"}} {
 		re := regexp.MustCompile(`(?m)^    ` + regexp.QuoteMeta(row[0]) + ` +` + regexp.QuoteMeta(row[1]) + ` `)
 		if !re.MatchString(lastStderr.String()) {
 			t.Errorf("kata up --reference printed no row %q from %q in its table of parts; stderr:\n%s", row[0], row[1], lastStderr.String())
@@ -264,6 +264,76 @@ func TestUpReference(t *testing.T) {
 		select {
 		case <-deadline:
 			t.Fatalf("kata up --reference: 30s after Deployment dep (replicas 2) was created, its ReplicaSets are %q, want one dep-HASH with 2 pods; stderr:\n%s", rolledOut(), lastStderr.String())
+		case <-tick.C:
+		}
+	}
+	// And exercise 10's Job controller and TTL-after-finished controller:
+	// a Job gets a pod it controls; marked Succeeded (the kubelet's part,
+	// played here), it completes (pkg/controller/job/job_controller.go),
+	// and with ttlSecondsAfterFinished 0 the TTL controller deletes it in
+	// the foreground at once (pkg/controller/ttlafterfinished), the
+	// collector taking its pod first.
+	zero := int32(0)
+	jobsOf := client.For[*api.Job](client.New(url, admin.Client))
+	if _, err := jobsOf.Create(ctx, &api.Job{ObjectMeta: api.ObjectMeta{Name: "once", Namespace: "default"},
+		Spec: api.JobSpec{TTLSecondsAfterFinished: &zero, Template: api.PodTemplateSpec{
+			Spec: api.PodSpec{RestartPolicy: api.RestartPolicyNever, SchedulerName: "nobody", Containers: []api.Container{{Name: "once", Image: "kata/sleep"}}}}}}); err != nil {
+		t.Fatalf("creating a Job through kata up's apiserver: %v", err)
+	}
+	// jobPods are the pods Job once controls.
+	jobPods := func() ([]*api.Pod, string) {
+		l, _, err := pods.List(ctx, "default", client.ListOptions{LabelSelector: api.JobNameLabel + "=once"})
+		if err != nil {
+			return nil, err.Error()
+		}
+		var got []*api.Pod
+		var names []string
+		for _, p := range l {
+			if ref := api.GetControllerOf(p); ref != nil && ref.Kind == "Job" && ref.Name == "once" {
+				got = append(got, p)
+				names = append(names, p.Name+" "+string(p.Status.Phase))
+			}
+		}
+		return got, fmt.Sprintf("%q", names)
+	}
+	deadline = time.After(30 * time.Second)
+	for {
+		got, desc := jobPods()
+		if len(got) == 1 {
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatalf("kata up --reference: 30s after Job once was created, the pods it controls are %s, want one; stderr:\n%s", desc, lastStderr.String())
+		case <-tick.C:
+		}
+	}
+	onePod, _ := jobPods()
+	done := api.DeepCopy(onePod[0])
+	done.Status.Phase = api.PodSucceeded
+	done.Status.ContainerStatuses = []api.ContainerStatus{{Name: "once", Image: "kata/sleep",
+		State: api.ContainerState{Terminated: &api.ContainerStateTerminated{Reason: "Completed", FinishedAt: api.NewTime(time.Now().UTC().Truncate(time.Second))}}}}
+	if _, err := pods.UpdateStatus(ctx, done); err != nil {
+		t.Fatalf("marking pod %s of Job once Succeeded: %v", done.Name, err)
+	}
+	gone := func() string {
+		j, err := jobsOf.Get(ctx, "default", "once")
+		if !client.IsNotFound(err) {
+			if err != nil {
+				return err.Error()
+			}
+			return fmt.Sprintf("job once has conditions %v and succeeded %d", j.Status.Conditions, j.Status.Succeeded)
+		}
+		if left, desc := jobPods(); len(left) != 0 {
+			return "job once is gone, its pods are " + desc
+		}
+		return ""
+	}
+	deadline = time.After(30 * time.Second)
+	for gone() != "" {
+		select {
+		case <-deadline:
+			t.Fatalf("kata up --reference: 30s after the pod of Job once (ttlSecondsAfterFinished 0) succeeded: %s; want the Job and its pod gone; stderr:\n%s", gone(), lastStderr.String())
 		case <-tick.C:
 		}
 	}
