@@ -3,10 +3,7 @@ package rollouttest_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -151,39 +148,14 @@ func TestDeployment(t *testing.T) {
 	rollouttest.Run(t, m.impl())
 }
 
-var stepLine = planted.StepLine("TestDeployment")
-
 // TestSuiteCatchesWholeMutants runs every step against each whole
 // implementation in a child process.
 func TestSuiteCatchesWholeMutants(t *testing.T) {
-	if os.Getenv(mutantEnv) != "" {
-		t.Skip("a child process")
+	fails := map[string][]string{}
+	for name, m := range whole {
+		fails[name] = m.fails
 	}
-	if testing.Short() {
-		t.Skip("runs the suite once per implementation")
-	}
-	names := make([]string, 0, len(whole))
-	for n := range whole {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		m := whole[name]
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			cmd := exec.Command(os.Args[0], "-test.run=^TestDeployment$", "-test.v", "-test.count=1")
-			cmd.Env = append(os.Environ(), mutantEnv+"="+name)
-			out, _ := cmd.CombinedOutput()
-			failed, passed := planted.Results(stepLine, out)
-			want := slices.Clone(m.fails)
-			slices.Sort(want)
-			slices.Sort(failed)
-			if strings.Join(failed, " ") != strings.Join(want, " ") || len(failed)+len(passed) != len(allSteps) {
-				t.Errorf("the suite against %s: failed steps %v (%d passed of %d), want exactly %v failed and the others passed; output:\n%s",
-					name, failed, len(passed), len(allSteps), want, out)
-			}
-		})
-	}
+	planted.CheckWhole(t, "TestDeployment", mutantEnv, allSteps, fails)
 }
 
 func stepIDs(steps []suite.Step) []string {

@@ -1,6 +1,6 @@
 // Package planted runs a conformance suite against a reference solution
 // with bugs planted in its source, for the suites' own tests
-// (replicasettest, gctest): the rules that live inside a reference's
+// (replicasettest, gctest, rollouttest, jobtest): the rules that live inside a reference's
 // New, where no wrapper reaches, are broken one at a time in a copy of
 // the reference's source made at test time, and the suite must fail
 // exactly the steps each bug names.
@@ -31,6 +31,9 @@
 //  5. Check and Apply fail, before they plant anything, on a Config
 //     with a field left empty (Root aside), Slots below 1 or Timeout not
 //     above 0.
+//  6. CheckWhole runs the suite against whole implementations (the
+//     reference, the exercise's stubs, ...), each in a child process of
+//     the test binary, and wants each to fail exactly its steps.
 package planted
 
 import (
@@ -295,4 +298,43 @@ func compare(bug Bug, failed []string) (missed, extra []string) {
 		}
 	}
 	return missed, extra
+}
+
+// CheckWhole runs the suite against whole implementations, each in a
+// child process of the running test binary: for each name of fails, in
+// name order and in parallel, "<binary> -test.run=^<test>$ -test.v" with
+// childEnv=name in its environment, where the suite's own test named
+// test runs the implementation of that name. Each must fail exactly the
+// steps fails lists and pass the other steps of steps. It skips in a
+// child process (childEnv set) and under -short.
+func CheckWhole(t *testing.T, test, childEnv string, steps []string, fails map[string][]string) {
+	t.Helper()
+	if os.Getenv(childEnv) != "" {
+		t.Skip("a child process")
+	}
+	if testing.Short() {
+		t.Skip("runs the suite once per implementation")
+	}
+	stepLine := StepLine(test)
+	names := make([]string, 0, len(fails))
+	for n := range fails {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v", "-test.count=1")
+			cmd.Env = append(os.Environ(), childEnv+"="+name)
+			out, _ := cmd.CombinedOutput()
+			failed, passed := Results(stepLine, out)
+			want := slices.Clone(fails[name])
+			slices.Sort(want)
+			slices.Sort(failed)
+			if strings.Join(failed, " ") != strings.Join(want, " ") || len(failed)+len(passed) != len(steps) {
+				t.Errorf("the suite against %s: failed steps %v (%d passed of %d), want exactly %v failed and the others passed; output:\n%s",
+					name, failed, len(passed), len(steps), want, out)
+			}
+		})
+	}
 }
