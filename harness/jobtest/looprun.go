@@ -256,10 +256,22 @@ func (l *loopRun) waitCheck(what string, check func(), cond func() (bool, string
 // the times of its calls.)
 func (l *loopRun) waitDue(mark int64, want time.Time, why string, check func()) {
 	l.t.Helper()
-	l.waitCheck(fmt.Sprintf("the controller to wait on its clock until %s (the clock at %s): %s", since(want), since(l.now()), why), check, func() (bool, string) {
+	l.waitDueWithin(mark, want, want, why, check)
+}
+
+// waitDueWithin is waitDue for a wait due between from and to (plus
+// loopFlushMax): several keys wait on one queue, which asks the clock
+// for its earliest only.
+func (l *loopRun) waitDueWithin(mark int64, from, to time.Time, why string, check func()) {
+	l.t.Helper()
+	what := since(from)
+	if to.After(from) {
+		what = "between " + since(from) + " and " + since(to)
+	}
+	l.waitCheck(fmt.Sprintf("the controller to wait on its clock until %s (the clock at %s): %s", what, since(l.now()), why), check, func() (bool, string) {
 		ws := l.clock.waitsAfter(mark)
 		return slices.ContainsFunc(ws, func(w loopWaitAsked) bool {
-			return !w.due.Before(want) && !w.due.After(want.Add(loopFlushMax))
+			return !w.due.Before(from) && !w.due.After(to.Add(loopFlushMax))
 		}), "its waits longer than " + loopFlushMax.String() + " asked since: " + loopDescribeWaits(ws)
 	})
 }

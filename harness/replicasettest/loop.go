@@ -584,6 +584,13 @@ func loopSelfHeal(t *suite.T, impl Impl) {
 		return len(ps) == 3 && !slices.Contains(podNames(ps), sick), fmt.Sprintf("active pods %v", podNames(ps))
 	})
 	l.waitReplicas(rs, 3)
+	// Five pods were made (three active, one deleted, one Failed); the
+	// spy records a create once it returns, so wait for the records
+	// before counting them.
+	l.waitFor("the suite's records of the controller's 5 pod creates", func() (bool, string) {
+		n := len(l.spy.callsOf("create", "pods", ""))
+		return n >= 5, fmt.Sprintf("%d recorded", n)
+	})
 	if n := len(l.spy.callsOf("create", "pods", "")); n != 5 {
 		t.Errorf("the controller called Create for pods %d times, want 5: 3, then one for the deleted pod, one for the Failed one", n)
 	}

@@ -271,6 +271,26 @@ func (q *Queue) waitLoop() {
 				prev = timer
 			}
 			timer, timerAt = q.clock.After(next.Sub(now)), next
+			// A clock that moved between Now and After (a fake clock a
+			// test steps, or one read across a process boundary) made
+			// that wait end after next: ask again from the clock's time
+			// now, a few times at most, so that a key is not held past
+			// its time by a wait asked too late.
+			for range 3 {
+				moved := q.clock.Now()
+				if !moved.After(now) {
+					break
+				}
+				now = moved
+				if !next.After(now) {
+					timer = nil // due already: look again at once
+					break
+				}
+				timer = q.clock.After(next.Sub(now))
+			}
+			if timer == nil {
+				continue
+			}
 		}
 		select {
 		case <-q.stop:
