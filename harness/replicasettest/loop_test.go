@@ -118,7 +118,7 @@ var plantedBugs = map[string]planted.Bug{
 	"two-workers-one-key": {
 		Edits: []planted.Edit{{File: "controller.go", Old: "defer rc.queue.Done(key)", New: "rc.queue.Done(key)"}},
 		Fails: []string{"15-workers"},
-		Racy:  []string{"06-create", "08-self-heal", "09-adopt-release", "10-expectations-in-flight", "13-events", "14-status-updates"},
+		Racy:  []string{"06-create", "08-self-heal", "09-adopt-release", "10-expectations-in-flight", "11-burst", "13-events", "14-status-updates"},
 	},
 	// No sync minReadySeconds after a pod became Ready.
 	"no-add-after": {
