@@ -8,10 +8,7 @@ import "github.com/kubekata/kubekata/harness/internal/planted"
 // exactly the steps it lists.
 
 func init() {
-	const (
-		file = "controller.go"
-		ttl  = file
-	)
+	const file = "controller.go"
 	addBugs(loopBugs, map[string]planted.Bug{
 		// Rule 1: a pod updated wakes nobody: a pod that finished is
 		// never noticed.
@@ -132,14 +129,14 @@ func init() {
 		// Rule 6: no fresh read before the delete: the cache's stale ttl
 		// decides.
 		"ttl-no-fresh-get": {
-			Edits: []planted.Edit{{File: ttl,
+			Edits: []planted.Edit{{File: file,
 				Old: "fresh, err := client.For[*api.Job](jc.c).Get(ctx, namespace, name)",
 				New: "fresh, err := api.DeepCopy(cached), error(nil)"}},
 			Fails: []string{"14-ttl-cleanup"},
 		},
 		// Rule 6: the fresh Job is read but Cleanup is not asked again.
 		"ttl-fresh-not-asked": {
-			Edits: []planted.Edit{{File: ttl,
+			Edits: []planted.Edit{{File: file,
 				Old: "\tc = jc.cleanup(jobs.WithDefaults(*fresh), now)\n\tif !c.Delete {",
 				New: "\tif false {"}},
 			Fails: []string{"14-ttl-cleanup"},
@@ -147,14 +144,14 @@ func init() {
 		// Rule 6: the Job deleted in the background: its pods outlive
 		// it.
 		"ttl-delete-background": {
-			Edits: []planted.Edit{{File: ttl, Old: "policy := api.DeletePropagationForeground", New: "policy := api.DeletePropagationBackground"}},
+			Edits: []planted.Edit{{File: file, Old: "policy := api.DeletePropagationForeground", New: "policy := api.DeletePropagationBackground"}},
 			Fails: []string{"14-ttl-cleanup"},
 		},
 		// Rule 6: the Job deleted without its uid as a precondition.
 		"ttl-delete-without-precondition": {
 			Edits: []planted.Edit{
-				{File: ttl, Old: "\tuid := fresh.UID\n", New: ""},
-				{File: ttl, Old: "\t\tPreconditions:     &api.Preconditions{UID: &uid},\n", New: "\t\tPreconditions:     nil,\n"},
+				{File: file, Old: "\tuid := fresh.UID\n", New: ""},
+				{File: file, Old: "\t\tPreconditions:     &api.Preconditions{UID: &uid},\n", New: "\t\tPreconditions:     nil,\n"},
 			},
 			Fails: []string{"14-ttl-cleanup"},
 		},
