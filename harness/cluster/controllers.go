@@ -31,13 +31,16 @@ func NewController(name, dir string, newFn func() Component) Controller {
 // ControllerManager runs controllers side by side, as
 // kube-controller-manager runs its loops (cmd/kube-controller-manager/
 // app/controllermanager.go, StartControllers: one goroutine each): the
-// exercises 07 to 10 each add theirs to the list the cluster program
+// exercises 07 to 11 each add theirs to the list the cluster program
 // makes (07's ReplicaSet controller, 08's garbage collector, 09's
 // Deployment controller, which rolls a Deployment out through
-// ReplicaSets that 07's controller fills with pods, and 10's Job
-// controller with the TTL-after-finished controller, one entry since one
-// New starts both, whose TTL deletion in the foreground needs 08 to take
-// a Job's pods). It is the Component of Parts.Controllers.
+// ReplicaSets that 07's controller fills with pods, 10's Job controller
+// with the TTL-after-finished controller, one entry since one New starts
+// both, whose TTL deletion in the foreground needs 08 to take a Job's
+// pods, and 11's node lifecycle controller with the taint eviction
+// controller, one entry too, made with the options of Parts.NodeLifecycle,
+// whose pods evicted from an unreachable node 07 replaces). It is the
+// Component of Parts.Controllers.
 type ControllerManager []Controller
 
 // Run starts every controller and returns once each has returned. A

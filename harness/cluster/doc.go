@@ -44,8 +44,10 @@
 //     ReplicaSet controller is the first, exercise 08's garbage
 //     collector the second, exercise 09's Deployment controller the
 //     third, exercise 10's Job and TTL-after-finished controllers (one
-//     New) the fourth (NewController says which exercise a New that
-//     panics belongs to).
+//     New) the fourth, exercise 11's node lifecycle and taint eviction
+//     controllers (one New, with serve's --node-monitor-period and
+//     --node-monitor-grace-period) the fifth (NewController says which
+//     exercise a New that panics belongs to).
 //  7. Main: the program's command line, `serve` and `restore`, with
 //     messages that say what to do (a part that panics "not implemented"
 //     names its exercise; a corrupt or busy store and a port in use are

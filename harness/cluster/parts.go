@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/kubekata/kubekata/harness/client"
+	"github.com/kubekata/kubekata/harness/nodelifecycle"
 	"github.com/kubekata/kubekata/harness/pipeline"
 	"github.com/kubekata/kubekata/harness/storage"
 )
@@ -51,12 +52,21 @@ type Parts struct {
 	// as kube-controller-manager: a ControllerManager with exercise 07's
 	// ReplicaSet controller around exercise 01's Plan, exercise 08's
 	// garbage collector, exercise 09's Deployment controller and
-	// exercise 10's Job and TTL-after-finished controllers (and, with
-	// the exercises after them, the others), each made with
-	// NewController. Absent: a ReplicaSet makes no pods, a Deployment no
-	// ReplicaSet, a Job no pods, and deleting an owner leaves its
-	// dependents.
+	// exercise 10's Job and TTL-after-finished controllers and exercise
+	// 11's node lifecycle and taint eviction controllers (and, with the
+	// exercises after them, the others), each made with NewController.
+	// Absent: a ReplicaSet makes no pods, a Deployment no ReplicaSet, a
+	// Job no pods, deleting an owner leaves its dependents, and a node
+	// that stops renewing its Lease stays Ready with its pods.
 	Controllers func(client.Interface) Component
+	// NodeLifecycle, when Controllers runs exercise 11's node lifecycle
+	// and taint eviction controllers, points at the options they are
+	// made with: serve fills it in from its flags, kube-controller-
+	// manager's --node-monitor-period and --node-monitor-grace-period
+	// (a zero field is the default), before Controllers is called.
+	// Nil: the cluster runs no node lifecycle controller, and serve
+	// warns that it ignores those flags.
+	NodeLifecycle *nodelifecycle.Options
 	// Kubelet runs the pods bound to node (issue 14); the cluster starts
 	// one per --nodes, named node-1 to node-N. Absent: pods are bound
 	// but never start.

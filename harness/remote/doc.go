@@ -66,6 +66,18 @@
 //     grader's client, with its kinds as the resources they name and
 //     the grader's Clock reached back, and Run a call that stays open
 //     while the grader's ctx lives, as the ReplicaSet controller's.
+//     NodeLifecycleService (exercise 11, nodelifecycle.go): Health,
+//     Decide, SwapTaints, Disruption, Evict and NotReady as pure calls,
+//     as 08's (their exact times and the memory a result shares with
+//     its arguments put back, a change to their arguments written
+//     through; a float crosses as its text, so NaN and the infinities
+//     come back as they are); New's controller is a handle over the
+//     grader's client with every number of Options and the grader's
+//     Clock reached back, and Run a call that stays open while the
+//     grader's ctx lives. Its suite tells waits apart by the call site
+//     of After, so the clock crosses as slots, one per call site of the
+//     implementation, each calling the grader's clock from a call site
+//     of its own.
 //  2. Speaks one protocol over unix sockets (abstract ones on Linux, so
 //     that nothing is left on disk by a grader that dies): the grader
 //     creates the program's listeners and hands them over as inherited
@@ -88,7 +100,7 @@
 //     reading and ends it with storage.ErrSlowWatcher.
 //  3. Gives the suites clients with their constructors' exact types:
 //     Plan, Labels, Opener, NewAPIServer, Admission, Scheduler,
-//     ReplicaSet, GC, Deployment and Job, over a Program that starts
+//     ReplicaSet, GC, Deployment, Job and NodeLifecycle, over a Program that starts
 //     $KATA_IMPL on the first call, starts a fresh one after it died, and
 //     kills and reaps every one it started when the test ends (FromEnv
 //     registers that with t.Cleanup). The environment passes through, so

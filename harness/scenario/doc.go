@@ -13,7 +13,8 @@
 // Its responsibilities:
 //
 //  1. Lifecycle: cluster-start [--reference] [--admission-policy
-//     NAME,...], cluster-stop (SIGINT, a clean exit), cluster-restart
+//     NAME,...] [--node-monitor-period D] [--node-monitor-grace-period
+//     D], cluster-stop (SIGINT, a clean exit), cluster-restart
 //     (with the same policies), cluster-kill (SIGKILL, a crash), wipe
 //     (the data directory of a stopped cluster), on $WORK/data; $URL and
 //     $KUBECONFIG point at the running cluster. No cluster process or
@@ -54,6 +55,11 @@
 //  7. kubectl ARGS: the real kubectl with $KUBECONFIG set (the
 //     identity's kubeconfig); [kubectl] is true when it is on PATH, so
 //     that a scenario can skip with a reason.
+//  8. Heartbeats: renew-lease NODE EVERY creates or renews node NODE's
+//     Lease in kube-node-lease now and then every EVERY in the
+//     background, as a kubelet does, until renew-lease --stop NODE or
+//     the end of the scenario (ts.Defer stops it), so that a scenario
+//     can let one node's Lease expire while another's stays fresh.
 //
 // Scenario files are named <area>_<behaviour>.txtar and open with a
 // header that says what they show and which exercises they need

@@ -428,3 +428,41 @@ func TestJobScenariosCatchPlantedBugs(t *testing.T) {
 	})
 	catchPlantedBugs(t, "10-job", plantedJobBugs, w, map[string]string{"mutantjob": "job.go"})
 }
+
+// The planted bugs of testdata/mutantnodelifecycle, and the scenarios of
+// exercise 11 each must fail.
+var plantedNodeLifecycleBugs = []plantedBug{
+	// The wrapper without a bug: every scenario passes.
+	{"", nil},
+	// A renewed Lease is no sign of life: node-1 goes Unknown too, the
+	// cluster is fully disrupted, and nothing is tainted.
+	{"ignores-leases", []string{"node_lease-expired"}},
+	// Every tolerationSeconds is read as 0: lingering (300s) is deleted
+	// at once.
+	{"tolerations-ignored", []string{"node_lease-expired"}},
+	// The taint never goes when node-2 comes back.
+	{"never-untaints", []string{"node_lease-expired"}},
+	// No TaintManagerEviction Event.
+	{"no-events", []string{"node_lease-expired"}},
+}
+
+// Each scenario of exercise 11 fails, at one of its checks, against the
+// reference node lifecycle and taint eviction controllers with a bug
+// planted in what the scenario shows, and passes against the others.
+func TestNodeLifecycleScenariosCatchPlantedBugs(t *testing.T) {
+	needSolutions(t, "no reference node lifecycle controller to plant bugs in, or no pipeline, scheduler or ReplicaSet controller for its scenario",
+		"05-admission", "06-scheduler", "07-replicaset", "11-nodelifecycle")
+	// As kata up --reference wires it, with the node lifecycle
+	// controller planted.
+	m := program.DefaultModule
+	w := program.Wiring{
+		Store:         m + "/solutions/03-store",
+		APIServer:     m + "/solutions/04-apiserver",
+		Pipeline:      m + "/solutions/05-admission",
+		Scheduler:     m + "/solutions/06-scheduler",
+		ReplicaSet:    m + "/solutions/07-replicaset",
+		Reconcile:     m + "/solutions/01-reconcile",
+		NodeLifecycle: m + "/" + internalPkg + "/mutantnodelifecycle",
+	}
+	catchPlantedBugs(t, "11-nodelifecycle", plantedNodeLifecycleBugs, w, map[string]string{"mutantnodelifecycle": "nodelifecycle.go"})
+}

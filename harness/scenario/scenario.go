@@ -95,9 +95,13 @@ type state struct {
 	proc    *program.Process
 	bin     string
 	watches map[string]*recorder
-	// policies are the admission policies cluster-start turned on; a
-	// restart keeps them.
-	policies []string
+	// policies are the admission policies cluster-start turned on, and
+	// nodeMonitor its --node-monitor-period and
+	// --node-monitor-grace-period; a restart keeps them.
+	policies    []string
+	nodeMonitor [2]time.Duration
+	// renewers are the Leases renew-lease keeps renewing, by node.
+	renewers map[string]*renewer
 	// who the commands act as (the zero identity is the admin), and the
 	// clients and kubeconfigs of the running cluster per identity.
 	who         identity
@@ -205,7 +209,7 @@ func (st *state) connect(ts *testscript.TestScript, id identity) (*kube, string,
 // Commands returns the scenario commands, for testscript.Params.Cmds.
 func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		// cluster-start [--reference] [--admission-policy NAME,...] starts the cluster on $WORK/data.
+		// cluster-start [--reference] [--admission-policy NAME,...] [--node-monitor-period D] [--node-monitor-grace-period D] starts the cluster on $WORK/data.
 		"cluster-start": cmdClusterStart,
 		// cluster-stop stops it cleanly (SIGINT).
 		"cluster-stop": cmdClusterStop,
@@ -239,6 +243,8 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"kubectl": cmdKubectl,
 		// as USER | as --token TOKEN acts as another identity for the commands that follow.
 		"as": cmdAs,
+		// renew-lease NODE EVERY | renew-lease --stop NODE keeps renewing a node's Lease, as its kubelet would, or stops.
+		"renew-lease": cmdRenewLease,
 	}
 }
 
@@ -261,7 +267,8 @@ func startCluster(ts *testscript.TestScript, st *state, bin string) {
 	ts.Defer(func() { log.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	p, err := program.Start(ctx, bin, program.Options{DataDir: st.dataDir, Stdout: log, Stderr: log, AdmissionPolicies: st.policies})
+	p, err := program.Start(ctx, bin, program.Options{DataDir: st.dataDir, Stdout: log, Stderr: log, AdmissionPolicies: st.policies,
+		NodeMonitorPeriod: st.nodeMonitor[0], NodeMonitorGracePeriod: st.nodeMonitor[1]})
 	if err != nil {
 		ts.Fatalf("cluster-start: %v", err)
 	}
@@ -282,23 +289,30 @@ func startCluster(ts *testscript.TestScript, st *state, bin string) {
 	ts.Setenv("KUBECONFIG", kubeconfig)
 }
 
-// cluster-start [--reference] [--admission-policy NAME,...] starts the
+// cluster-start [--reference] [--admission-policy NAME,...]
+// [--node-monitor-period D] [--node-monitor-grace-period D] starts the
 // cluster on $WORK/data (the reference's program with --reference) and
 // waits until it is ready. --admission-policy turns on validating
 // admission policies (deny-latest-tag), as kata up --admission-policy
 // does; a cluster without the request pipeline (exercise 05) refuses
-// it. cluster-restart keeps them.
+// it. The node monitor flags are the node lifecycle controller's, as
+// kata up's (a cluster without exercise 11 warns that it ignores them).
+// cluster-restart keeps them all.
 func cmdClusterStart(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "cluster-start")
-	const usage = "usage: cluster-start [--reference] [--admission-policy NAME,...]"
+	const usage = "usage: cluster-start [--reference] [--admission-policy NAME,...] [--node-monitor-period D] [--node-monitor-grace-period D]"
 	fs := flag.NewFlagSet("cluster-start", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	reference := fs.Bool("reference", false, "")
 	policies := fs.String("admission-policy", "", "")
-	if fs.Parse(args) != nil || fs.NArg() != 0 {
+	var monitor [2]time.Duration
+	fs.DurationVar(&monitor[0], "node-monitor-period", 0, "")
+	fs.DurationVar(&monitor[1], "node-monitor-grace-period", 0, "")
+	if fs.Parse(args) != nil || fs.NArg() != 0 || monitor[0] < 0 || monitor[1] < 0 {
 		ts.Fatalf("%s", usage)
 	}
 	st := stateOf(ts)
+	st.nodeMonitor = monitor
 	st.policies = nil
 	if *policies != "" {
 		st.policies = strings.Split(*policies, ",")

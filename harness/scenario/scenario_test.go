@@ -40,7 +40,8 @@ var reference = sync.OnceValues(func() (string, error) {
 	// solutions/07-replicaset does, the garbage collector once
 	// solutions/08-garbagecollector does, the Deployment controller once
 	// solutions/09-deployment does, the Job and TTL-after-finished
-	// controllers once solutions/10-job does.
+	// controllers once solutions/10-job does, the node lifecycle and
+	// taint eviction controllers once solutions/11-nodelifecycle does.
 	w := program.Wiring{
 		Store:     m + "/solutions/03-store",
 		APIServer: m + "/solutions/04-apiserver",
@@ -65,6 +66,9 @@ var reference = sync.OnceValues(func() (string, error) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "solutions", "10-job")); err == nil {
 		w.Job = m + "/solutions/10-job"
+	}
+	if _, err := os.Stat(filepath.Join(root, "solutions", "11-nodelifecycle")); err == nil {
+		w.NodeLifecycle = m + "/solutions/11-nodelifecycle"
 	}
 	return bin, program.Build(ctx, root, w, bin)
 })

@@ -55,6 +55,12 @@ type Options struct {
 	// enforce (pipeline.PolicyDenyLatestTag); the program needs
 	// Wiring.Pipeline, and refuses a name it does not know.
 	AdmissionPolicies []string
+	// NodeMonitorPeriod and NodeMonitorGracePeriod are the node
+	// lifecycle controller's (exercise 11) --node-monitor-period and
+	// --node-monitor-grace-period; 0 leaves the flag out (the
+	// controller's default). A program without Wiring.NodeLifecycle
+	// warns that it ignores them.
+	NodeMonitorPeriod, NodeMonitorGracePeriod time.Duration
 	// Stdout and Stderr receive the program's output as it comes; nil
 	// discards it (Start's errors still quote its last lines).
 	Stdout, Stderr io.Writer
@@ -83,6 +89,12 @@ func (o Options) Args() []string {
 	}
 	if len(o.AdmissionPolicies) > 0 {
 		args = append(args, "--admission-policy", strings.Join(o.AdmissionPolicies, ","))
+	}
+	if o.NodeMonitorPeriod > 0 {
+		args = append(args, "--node-monitor-period", o.NodeMonitorPeriod.String())
+	}
+	if o.NodeMonitorGracePeriod > 0 {
+		args = append(args, "--node-monitor-grace-period", o.NodeMonitorGracePeriod.String())
 	}
 	return args
 }

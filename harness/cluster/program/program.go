@@ -91,6 +91,19 @@ type Wiring struct {
 	// "": a Job makes no pods.
 	Job string
 
+	// NodeLifecycle is the import path of the package with
+	// New(client.Interface, nodelifecycle.Options) nodelifecycle.Controller
+	// (exercise 11's New): the controller manager runs the node lifecycle
+	// controller and the taint eviction controller (upstream's
+	// node-lifecycle-controller and taint-eviction-controller, one New
+	// for both), beside the others or alone, with the options of serve's
+	// --node-monitor-period and --node-monitor-grace-period
+	// (Parts.NodeLifecycle). A pod it deletes from an unreachable node is
+	// replaced when its owner's controller runs. "": a node that stops
+	// renewing its Lease stays Ready, and the program ignores those
+	// flags with a warning.
+	NodeLifecycle string
+
 	// Later: the other controllers, Kubelet and Proxy import paths
 	// (issues 13 to 15).
 }
@@ -103,9 +116,9 @@ func (w Wiring) module() string {
 }
 
 // controllers says whether the program runs a controller manager: one
-// of exercises 07 to 10 is wired.
+// of exercises 07 to 11 is wired.
 func (w Wiring) controllers() bool {
-	return w.ReplicaSet != "" || w.GC != "" || w.Deployment != "" || w.Job != ""
+	return w.ReplicaSet != "" || w.GC != "" || w.Deployment != "" || w.Job != "" || w.NodeLifecycle != ""
 }
 
 // from is an import path as the learner sees it: relative to the module
@@ -162,6 +175,10 @@ func (w Wiring) Source() ([]byte, error) {
 		fmt.Fprintf(&b, "\tjob %q\n", w.Job)
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/jobs")
 	}
+	if w.NodeLifecycle != "" {
+		fmt.Fprintf(&b, "\tlifecycle %q\n", w.NodeLifecycle)
+		fmt.Fprintf(&b, "\t%q\n", m+"/harness/nodelifecycle")
+	}
 	if w.Scheduler != "" || w.controllers() {
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/client")
 	}
@@ -172,7 +189,13 @@ func (w Wiring) Source() ([]byte, error) {
 	if w.Edge {
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/protoedge")
 	}
-	b.WriteString(")\n\nfunc main() {\n\tcluster.Main(cluster.Parts{\n")
+	b.WriteString(")\n\nfunc main() {\n")
+	if w.NodeLifecycle != "" {
+		// serve fills it in from its flags before the controllers are
+		// made (Parts.NodeLifecycle).
+		b.WriteString("\tvar nodeLifecycle nodelifecycle.Options\n")
+	}
+	b.WriteString("\tcluster.Main(cluster.Parts{\n")
 	if w.Store != "" {
 		b.WriteString("\t\tOpenStore: store.Open,\n")
 		fmt.Fprintf(&b, "\t\tStoreFrom: %s,\n", strconv.Quote(w.from(w.Store)))
@@ -194,12 +217,15 @@ func (w Wiring) Source() ([]byte, error) {
 		fmt.Fprintf(&b, "\t\tSchedulerFrom: %s,\n", strconv.Quote(w.from(w.Scheduler)))
 	}
 	if w.controllers() {
-		// The controller manager's list grows with exercises 07 to 10,
+		// The controller manager's list grows with exercises 07 to 11,
 		// in course order; each New through cluster.NewController, so
 		// that one that panics is named.
 		b.WriteString("\t\tControllers: func(c client.Interface) cluster.Component {\n")
 		b.WriteString("\t\t\treturn cluster.ControllerManager{\n")
-		first := w.Job
+		first := w.NodeLifecycle
+		if w.Job != "" {
+			first = w.Job
+		}
 		if w.Deployment != "" {
 			first = w.Deployment
 		}
@@ -225,8 +251,16 @@ func (w Wiring) Source() ([]byte, error) {
 			fmt.Fprintf(&b, "\t\t\t\tcluster.NewController(jobs.ControllerName+\" and \"+jobs.TTLControllerName, %s, func() cluster.Component { return job.New(c, jobs.Options{}) }),\n",
 				strconv.Quote(w.from(w.Job)))
 		}
+		if w.NodeLifecycle != "" {
+			// One New runs both of exercise 11's loops too.
+			fmt.Fprintf(&b, "\t\t\t\tcluster.NewController(nodelifecycle.ControllerName+\" and \"+nodelifecycle.TaintEvictionName, %s, func() cluster.Component { return lifecycle.New(c, nodeLifecycle) }),\n",
+				strconv.Quote(w.from(w.NodeLifecycle)))
+		}
 		b.WriteString("\t\t\t}\n\t\t},\n")
 		fmt.Fprintf(&b, "\t\tControllersFrom: %s,\n", strconv.Quote(w.from(first)))
+		if w.NodeLifecycle != "" {
+			b.WriteString("\t\tNodeLifecycle: &nodeLifecycle,\n")
+		}
 	}
 	fmt.Fprintf(&b, "\t\tNotDone: %s,\n", strconv.Quote(notDone))
 	b.WriteString("\t})\n}\n")

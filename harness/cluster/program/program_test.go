@@ -86,6 +86,21 @@ func TestSourceImportsOnlyWhatItIsAsked(t *testing.T) {
 		{"the Deployment and Job controllers", Wiring{APIServer: m + "/solutions/04-apiserver", Deployment: m + "/solutions/09-deployment", Job: m + "/solutions/10-job"},
 			[]string{`ControllersFrom: "solutions/09-deployment"`},
 			[]string{"replicas", "reconcile", "garbagecollector"}},
+		{"the node lifecycle controller alone", Wiring{APIServer: m + "/solutions/04-apiserver", NodeLifecycle: m + "/exercises/11-nodelifecycle"},
+			[]string{`lifecycle "` + m + `/exercises/11-nodelifecycle"`, `"` + m + `/harness/nodelifecycle"`, `"` + m + `/harness/client"`,
+				"var nodeLifecycle nodelifecycle.Options",
+				`cluster.NewController(nodelifecycle.ControllerName+" and "+nodelifecycle.TaintEvictionName, "exercises/11-nodelifecycle", func() cluster.Component { return lifecycle.New(c, nodeLifecycle) }),`,
+				`ControllersFrom: "exercises/11-nodelifecycle"`, "NodeLifecycle:   &nodeLifecycle,"},
+			[]string{"replicas", "reconcile", "garbagecollector", "harness/gc", "rollout", "harness/jobs", "scheduler"}},
+		{"every controller and the node lifecycle controller", Wiring{APIServer: m + "/solutions/04-apiserver", ReplicaSet: m + "/solutions/07-replicaset", Reconcile: m + "/solutions/01-reconcile",
+			GC: m + "/solutions/08-garbagecollector", Deployment: m + "/solutions/09-deployment", Job: m + "/solutions/10-job", NodeLifecycle: m + "/solutions/11-nodelifecycle"},
+			[]string{`cluster.NewController(jobs.ControllerName+" and "+jobs.TTLControllerName, "solutions/10-job", func() cluster.Component { return job.New(c, jobs.Options{}) }),
+				cluster.NewController(nodelifecycle.ControllerName+" and "+nodelifecycle.TaintEvictionName, "solutions/11-nodelifecycle", func() cluster.Component { return lifecycle.New(c, nodeLifecycle) }),`,
+				`ControllersFrom: "solutions/07-replicaset"`, "NodeLifecycle:   &nodeLifecycle,"},
+			[]string{"scheduler", "framework"}},
+		{"the Job controller, not the node lifecycle controller", Wiring{APIServer: m + "/solutions/04-apiserver", Job: m + "/solutions/10-job"},
+			[]string{`ControllersFrom: "solutions/10-job"`},
+			[]string{"nodelifecycle", "nodeLifecycle", "NodeLifecycle"}},
 	} {
 		src, err := tc.w.Source()
 		if err != nil {
@@ -581,5 +596,20 @@ func TestGatedProgram(t *testing.T) {
 	}
 	if _, err := Start(ctx, plain, Options{DataDir: t.TempDir(), Listen: "0.0.0.0:0"}); err == nil || !strings.Contains(err.Error(), "beyond loopback needs the request pipeline") {
 		t.Errorf("Start(plain, --listen 0.0.0.0:0) = %v, want a refusal", err)
+	}
+}
+
+// The node lifecycle controller's periods go to the program as
+// kube-controller-manager's flags, and only when set.
+func TestArgsNodeMonitor(t *testing.T) {
+	base := Options{DataDir: "d"}
+	if got := strings.Join(base.Args(), " "); strings.Contains(got, "node-monitor") {
+		t.Errorf("Options{DataDir: d}.Args() = %q, want no --node-monitor-* flags", got)
+	}
+	o := base
+	o.NodeMonitorPeriod, o.NodeMonitorGracePeriod = 500*time.Millisecond, 3*time.Second
+	want := "serve --data-dir d --listen 127.0.0.1:0 --compaction-interval 0s --nodes 1 --node-monitor-period 500ms --node-monitor-grace-period 3s"
+	if got := strings.Join(o.Args(), " "); got != want {
+		t.Errorf("Args() with NodeMonitorPeriod 500ms, NodeMonitorGracePeriod 3s = %q, want %q", got, want)
 	}
 }

@@ -40,8 +40,15 @@ import (
 // TTL-after-finished controller too, and a Job runs its pods to
 // completion and, with ttlSecondsAfterFinished, is deleted once it has
 // finished (in the foreground, so that its pods go first, which needs
-// 08). Before it builds, it prints one table of the parts: where each
-// comes from, and what a user will see because one is absent.
+// 08); once the node lifecycle controller (11) is, the controller
+// manager runs it and the taint eviction controller too, and a node
+// that stops renewing its Lease for --node-monitor-grace-period turns
+// Ready Unknown, is tainted node.kubernetes.io/unreachable:NoExecute, and
+// loses its pods once their tolerationSeconds are over
+// (--node-monitor-period and --node-monitor-grace-period are its flags,
+// refused without it). Before it builds, it prints one table of the
+// parts: where each comes from, and what a user will see because one is
+// absent.
 //
 // kata never imports exercises/ or solutions/ (DESIGN rule 8): up only
 // chooses the wiring (program.Wiring: which package provides which
@@ -56,7 +63,7 @@ import (
 func init() {
 	register("up", &command{
 		summary: "start a cluster (store + apiserver) and point kubectl at it",
-		usage:   "up [--reference] [--data-dir DIR] [--port N] [--compaction-interval D] [--nodes N] [--listen ADDR] [--etcd-servers URL[,URL]] [--admission-policy NAME[,NAME]]",
+		usage:   "up [--reference] [--data-dir DIR] [--port N] [--compaction-interval D] [--nodes N] [--listen ADDR] [--etcd-servers URL[,URL]] [--admission-policy NAME[,NAME]] [--node-monitor-period D] [--node-monitor-grace-period D]",
 		run:     runUp,
 	})
 }
@@ -83,6 +90,10 @@ const (
 	// and the TTL controller's deletion (foreground) needs the garbage
 	// collector to end.
 	jobID = "10-job"
+	// The node lifecycle controller and the taint eviction controller
+	// (11, one New) run in the controller manager too; the pods they
+	// delete are replaced by their owners' controllers.
+	nodeLifecycleID = "11-nodelifecycle"
 )
 
 // beyondLoopback: without the pipeline the apiserver authenticates no one.
@@ -100,10 +111,12 @@ func runUp(env *Env, args []string) error {
 	fs.StringVar(&address, "address", "127.0.0.1", "the same as --listen")
 	etcd := fs.String("etcd-servers", "", "run the store on these etcd servers (comma-separated URLs) instead of on disk")
 	policies := fs.String("admission-policy", "", "validating admission policies to enforce, comma-separated (deny-latest-tag); needs exercise 05")
+	monitorPeriod := fs.Duration("node-monitor-period", 0, "how often the node lifecycle controller looks at every node (default 5s); needs exercise 11")
+	gracePeriod := fs.Duration("node-monitor-grace-period", 0, "how long a node may go unheard before it turns Ready Unknown (default 50s); needs exercise 11")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	if fs.NArg() != 0 || *port < 0 || *port > 65535 || *compaction < 0 || *nodes < 1 {
+	if fs.NArg() != 0 || *port < 0 || *port > 65535 || *compaction < 0 || *nodes < 1 || *monitorPeriod < 0 || *gracePeriod < 0 {
 		return errUsage
 	}
 	host, listenPort := address, strconv.Itoa(*port)
@@ -144,6 +157,9 @@ func runUp(env *Env, args []string) error {
 			return fmt.Errorf("kata up --admission-policy: admission policies are enforced by the request pipeline; finish %s (kata next)", pipelineID)
 		}
 	}
+	if w.NodeLifecycle == "" && (*monitorPeriod > 0 || *gracePeriod > 0) {
+		return fmt.Errorf("kata up --node-monitor-period, --node-monitor-grace-period: these are the node lifecycle controller's; finish %s (kata next)", nodeLifecycleID)
+	}
 	printParts(env, w, done, *nodes)
 	dir := *dataDir
 	if dir == "" {
@@ -177,6 +193,10 @@ func runUp(env *Env, args []string) error {
 		AdmissionPolicies:  admissionPolicies,
 		Stdout:             env.Stdout,
 		Stderr:             env.Stderr,
+		// The program hands both to the node lifecycle controller
+		// (nodelifecycle.Options).
+		NodeMonitorPeriod:      *monitorPeriod,
+		NodeMonitorGracePeriod: *gracePeriod,
 		// The program bounds its own wait for its apiserver; this only
 		// catches a program that hangs before it.
 		ReadyTimeout: 5 * time.Minute,
@@ -257,13 +277,14 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 	// reference cluster once solutions/ has them, and the learner's once
 	// their exercises are finished.
 	done := finished{store: true,
-		pipeline:   isDir(filepath.Join(root, "solutions", pipelineID)),
-		scheduler:  isDir(filepath.Join(root, "solutions", schedulerID)),
-		reconcile:  isDir(filepath.Join(root, "solutions", reconcileID)),
-		replicaset: isDir(filepath.Join(root, "solutions", replicasetID)),
-		gc:         isDir(filepath.Join(root, "solutions", gcID)),
-		deployment: isDir(filepath.Join(root, "solutions", deploymentID)),
-		job:        isDir(filepath.Join(root, "solutions", jobID))}
+		pipeline:      isDir(filepath.Join(root, "solutions", pipelineID)),
+		scheduler:     isDir(filepath.Join(root, "solutions", schedulerID)),
+		reconcile:     isDir(filepath.Join(root, "solutions", reconcileID)),
+		replicaset:    isDir(filepath.Join(root, "solutions", replicasetID)),
+		gc:            isDir(filepath.Join(root, "solutions", gcID)),
+		deployment:    isDir(filepath.Join(root, "solutions", deploymentID)),
+		job:           isDir(filepath.Join(root, "solutions", jobID)),
+		nodeLifecycle: isDir(filepath.Join(root, "solutions", nodeLifecycleID))}
 	if reference {
 		base = "solutions"
 		if !hasSolutions {
@@ -295,6 +316,9 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 	if done.job {
 		w.Job = importPath(base + "/" + jobID)
 	}
+	if done.nodeLifecycle {
+		w.NodeLifecycle = importPath(base + "/" + nodeLifecycleID)
+	}
 	for _, id := range []string{storeID, apiserverID} {
 		if id == storeID && (!storeDone || etcd) {
 			continue
@@ -324,6 +348,9 @@ type finished struct {
 	deployment bool
 	// job: the Job and TTL-after-finished controllers run.
 	job bool
+	// nodeLifecycle: the node lifecycle and taint eviction controllers
+	// run.
+	nodeLifecycle bool
 }
 
 // upFinished decides which of the learner's parts the cluster runs: it
@@ -335,17 +362,18 @@ type finished struct {
 // controller and exercise 01's Plan are (without both, a ReplicaSet
 // makes no pods), whether the garbage collector is (without it,
 // deleting an owner leaves its dependents), whether the Deployment
-// controller is (without it, a Deployment makes no ReplicaSet) and
-// whether the Job controller is (without it, a Job makes no pods). A
-// part is finished when all its steps pass, as kata next and kata list
-// say.
+// controller is (without it, a Deployment makes no ReplicaSet),
+// whether the Job controller is (without it, a Job makes no pods) and
+// whether the node lifecycle controller is (without it, a node that
+// stops renewing its Lease stays Ready). A part is finished when all
+// its steps pass, as kata next and kata list say.
 func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, error) {
 	l, err := newLearner(env)
 	if err != nil {
 		return finished{}, err
 	}
 	var exs []*course.Exercise
-	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID, reconcileID, replicasetID, gcID, deploymentID, jobID} {
+	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID, reconcileID, replicasetID, gcID, deploymentID, jobID, nodeLifecycleID} {
 		e, err := l.exercise(id)
 		if id != storeID && id != apiserverID {
 			if err != nil || !isDir(filepath.Join(root, e.ExerciseDir())) {
@@ -380,6 +408,8 @@ func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, 
 			done.deployment = r.Done()
 		case jobID:
 			done.job = r.Done()
+		case nodeLifecycleID:
+			done.nodeLifecycle = r.Done()
 		}
 	}
 	if !apiserver.Done() {
@@ -411,8 +441,8 @@ type futurePart struct {
 // futureParts are the parts after the apiserver, with what a user sees
 // while each is absent (DESIGN: the cluster says what is missing).
 var futureParts = []futurePart{
-	{"kubelet", "kubelet", "11", "pods are bound but never start"},
-	{"kube-proxy", "proxy", "12", "Services do not forward"},
+	{"kubelet", "kubelet", "12", "pods are bound but never start"},
+	{"kube-proxy", "proxy", "13", "Services do not forward"},
 }
 
 // printParts prints one table: each part, where it comes from, and what
@@ -512,6 +542,19 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 	default:
 		rows = append(rows, row{"job controller", "absent (not in the course yet)", noJob})
 	}
+	// Without a kubelet, nodes are objects applied by hand: with the
+	// controller they turn Unknown once unheard for the grace period
+	// unless something renews their Lease in kube-node-lease.
+	const noNodeLifecycle = "a node that stops renewing its Lease stays Ready, and its pods stay"
+	switch {
+	case w.NodeLifecycle != "":
+		rows = append(rows, row{"node lifecycle", rel(w.NodeLifecycle),
+			"a node whose Lease is not renewed turns Ready Unknown (--node-monitor-grace-period, 50s) and its pods are deleted after their tolerationSeconds (300s by default); a Node you apply by hand needs its Lease renewed"})
+	case inCourse(nodeLifecycleID):
+		rows = append(rows, row{"node lifecycle", "absent (11 not finished)", noNodeLifecycle})
+	default:
+		rows = append(rows, row{"node lifecycle", "absent (not in the course yet)", noNodeLifecycle})
+	}
 	for _, f := range futureParts {
 		from := "absent (not in the course yet)"
 		if inCourse(f.topic) {
@@ -539,7 +582,7 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 func buildCluster(env *Env, root, cmd string, w program.Wiring, bin string) error {
 	rel := func(path string) string { return strings.TrimPrefix(path, course.ModulePath+"/") }
 	var with []string
-	for _, p := range []string{w.Pipeline, w.Scheduler, w.ReplicaSet, w.Reconcile, w.GC, w.Deployment, w.Job} {
+	for _, p := range []string{w.Pipeline, w.Scheduler, w.ReplicaSet, w.Reconcile, w.GC, w.Deployment, w.Job, w.NodeLifecycle} {
 		if p != "" {
 			with = append(with, rel(p))
 		}

@@ -97,7 +97,7 @@ func TestUpReference(t *testing.T) {
 	kubeconfig := filepath.Join(data, "kubeconfig")
 	for _, row := range [][2]string{{"store", "solutions/03-store"}, {"apiserver", "solutions/04-apiserver"}, {"pipeline", "solutions/05-admission"}, {"scheduler", "solutions/06-scheduler"},
 		{"controllers", "solutions/07-replicaset + solutions/01-reconcile"}, {"garbage collector", "solutions/08-garbagecollector"},
-		{"deployment controller", "solutions/09-deployment"}, {"job controller", "solutions/10-job"}} {
+		{"deployment controller", "solutions/09-deployment"}, {"job controller", "solutions/10-job"}, {"node lifecycle", "solutions/11-nodelifecycle"}} {
 		re := regexp.MustCompile(`(?m)^    ` + regexp.QuoteMeta(row[0]) + ` +` + regexp.QuoteMeta(row[1]) + ` `)
 		if !re.MatchString(lastStderr.String()) {
 			t.Errorf("kata up --reference printed no row %q from %q in its table of parts; stderr:\n%s", row[0], row[1], lastStderr.String())
@@ -342,11 +342,47 @@ func TestUpReference(t *testing.T) {
 	}
 
 	// The restart listens on every address (the reference has the
-	// pipeline, so it may) with the :latest policy on.
-	url, stop = start("--listen", "0.0.0.0", "--admission-policy", "deny-latest-tag")
+	// pipeline, so it may) with the :latest policy on, and a node
+	// monitor grace of 2s.
+	url, stop = start("--listen", "0.0.0.0", "--admission-policy", "deny-latest-tag", "--node-monitor-period", "500ms", "--node-monitor-grace-period", "2s")
 	defer stop()
 	if !strings.HasPrefix(url, "https://127.0.0.1:") {
 		t.Errorf("kata up --listen 0.0.0.0 announced %s, want https://127.0.0.1:PORT for clients on this machine", url)
+	}
+	// Exercise 11's node lifecycle controller, with the flags' periods:
+	// node-1 posts Ready True once and no Lease, so 2s later it is
+	// Ready Unknown (tryUpdateNodeHealth in upstream's
+	// pkg/controller/nodelifecycle/node_lifecycle_controller.go); with
+	// the default grace, 50s, it would still be True.
+	nodes := client.For[*api.Node](client.New(url, admin.Client))
+	n1, err := nodes.Get(ctx, "", "node-1")
+	if err != nil {
+		t.Fatalf("after a restart: Get(node-1) = %v", err)
+	}
+	now := api.NewTime(time.Now())
+	n1.Status.Conditions = []api.NodeCondition{{Type: api.NodeReady, Status: api.ConditionTrue, Reason: "KubeletReady", LastHeartbeatTime: now, LastTransitionTime: now}}
+	if _, err := nodes.UpdateStatus(ctx, n1); err != nil {
+		t.Fatalf("posting node-1 Ready True: %v", err)
+	}
+	readyOf := func() string {
+		n, err := nodes.Get(ctx, "", "node-1")
+		if err != nil {
+			return err.Error()
+		}
+		for _, c := range n.Status.Conditions {
+			if c.Type == api.NodeReady {
+				return string(c.Status) + " (" + c.Reason + ")"
+			}
+		}
+		return "no Ready condition"
+	}
+	deadline = time.After(30 * time.Second)
+	for readyOf() != "Unknown (NodeStatusUnknown)" {
+		select {
+		case <-deadline:
+			t.Fatalf("kata up --node-monitor-grace-period 2s: 30s after node-1 posted Ready True, its Ready is %s, want Unknown (NodeStatusUnknown); stderr:\n%s", readyOf(), lastStderr.String())
+		case <-tick.C:
+		}
 	}
 	latest := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "latest", Namespace: "default"},
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx:latest"}}}}
