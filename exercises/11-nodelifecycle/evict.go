@@ -17,7 +17,7 @@ import (
 // Never, or After how long it is to be deleted (0: now). It changes
 // nothing it is given.
 func Evict(pod api.Pod, taints []api.Taint) nodelifecycle.Eviction {
-	// TODO: keep the NoExecute taints (none: Never, rule 1); one that no toleration of the pod tolerates: After 0 (rule 3); else the tolerations that tolerate at least one of them decide (rule 4, minTolerationTime) (tasks 6, 7).
+	// TODO: keep the NoExecute taints (none: Never, rule 1); one that no toleration of the pod tolerates: After 0 (rule 3); else the tolerations used decide: for each NoExecute taint, the first toleration in the pod's order that tolerates it (rule 4, minTolerationTime) (tasks 6, 7).
 	panic("not implemented: Evict")
 }
 

@@ -386,9 +386,7 @@ var evictBugs = map[string]planted.Bug{
 	// ToleratesTaint; validation forbids it).
 	"tolerate-empty-key-equal": {
 		Edits: []planted.Edit{{File: "evict.go", Old: "return t.Key == taint.Key && t.Value == taint.Value", New: "return (t.Key == \"\" || t.Key == taint.Key) && t.Value == taint.Value"}},
-		// 07's case of a catch-all toleration for a taint with a value
-		// needs Exists to tolerate any value.
-		Fails: []string{"06-tolerate", "07-toleration-seconds"},
+		Fails: []string{"06-tolerate"},
 	},
 	// Rule 2: no operator is not Equal: it tolerates nothing.
 	"tolerate-empty-operator-not-equal": {
