@@ -100,7 +100,7 @@ func (l *loopRun) waitUnknown(heard time.Time, names ...string) {
 		s = append(s, fmt.Sprintf("node %s: %s; the controllers' writes of it: %s", n, loopDescribeNode(l.node(n)), l.nodeCalls(n)))
 	}
 	l.t.Fatalf("the clock at %s, the kubelets of %s silent since %s (no Lease renewed, no status posted), want them Ready Unknown: past GracePeriod %v, a monitor pass turns a node's conditions Unknown and writes them with UpdateStatus (rule 2, nodelifecycle.HealthFunc rule 4); %s",
-		loopSince(l.now()), strings.Join(names, ", "), loopSince(heard), l.opts.GracePeriod, strings.Join(s, "; "))
+		since(l.now()), strings.Join(names, ", "), since(heard), l.opts.GracePeriod, strings.Join(s, "; "))
 }
 
 // checkTaint wants the taint write c of node name to carry the
@@ -114,10 +114,10 @@ func (l *loopRun) checkTaint(name string, c loopCall, from time.Time) {
 		l.t.Errorf("the controllers wrote the taints of node %s with %s, want Update: taints are the node's spec (SwapNodeControllerTaint, rule 3)", name, c.verb)
 	}
 	if tn.Value != "" || tn.TimeAdded == nil || tn.TimeAdded.Time.Before(from) || tn.TimeAdded.Time.After(c.at) {
-		l.t.Errorf("node %s's taints as written at %s: %s, want %s:NoExecute with no value and timeAdded the time of the taint pass (between %s and %s) (nodelifecycle.SwapTaintsFunc rule 2)", name, loopSince(c.at), loopDescribeTaints(n.Spec.Taints), api.TaintNodeUnreachable, loopSince(from), loopSince(c.at))
+		l.t.Errorf("node %s's taints as written at %s: %s, want %s:NoExecute with no value and timeAdded the time of the taint pass (between %s and %s) (nodelifecycle.SwapTaintsFunc rule 2)", name, since(c.at), loopDescribeTaints(n.Spec.Taints), api.TaintNodeUnreachable, since(from), since(c.at))
 	}
 	if loopTaint(n, api.TaintNodeNotReady) != nil {
-		l.t.Errorf("node %s's taints as written at %s: %s, want no %s taint: its Ready is Unknown (nodelifecycle.SwapTaintsFunc rule 2)", name, loopSince(c.at), loopDescribeTaints(n.Spec.Taints), api.TaintNodeNotReady)
+		l.t.Errorf("node %s's taints as written at %s: %s, want no %s taint: its Ready is Unknown (nodelifecycle.SwapTaintsFunc rule 2)", name, since(c.at), loopDescribeTaints(n.Spec.Taints), api.TaintNodeNotReady)
 	}
 }
 
@@ -205,7 +205,7 @@ func loopMonitorStep(t *suite.T, impl Impl) {
 		t.Errorf("the controllers turned node node-b Unknown with %s, want UpdateStatus: conditions are the node's status (rule 2)", write)
 	}
 	if !write.at.After(deadline) {
-		t.Errorf("the controllers turned node node-b Unknown at %s, want not before %s: they last heard from it at %s (its Lease renewed, its first pass), and GracePeriod is %v (nodelifecycle.HealthFunc rule 4: Unknown once Now is after ProbeTime + the grace)", loopSince(write.at), loopSince(deadline), loopSince(heard), l.opts.GracePeriod)
+		t.Errorf("the controllers turned node node-b Unknown at %s, want not before %s: they last heard from it at %s (its Lease renewed, its first pass), and GracePeriod is %v (nodelifecycle.HealthFunc rule 4: Unknown once Now is after ProbeTime + the grace)", since(write.at), since(deadline), since(heard), l.opts.GracePeriod)
 	}
 	b := l.node("node-b")
 	for _, typ := range nodelifecycle.Conditions {
@@ -216,11 +216,11 @@ func loopMonitorStep(t *suite.T, impl Impl) {
 		case c.Status != api.ConditionUnknown || c.Reason != nodelifecycle.ReasonNodeStatusUnknown || c.Message != nodelifecycle.MessageNodeStatusUnknown:
 			t.Errorf("node node-b's %s condition: %s %s %q, want Unknown %s %q (nodelifecycle.HealthFunc rule 4)", typ, c.Status, c.Reason, c.Message, nodelifecycle.ReasonNodeStatusUnknown, nodelifecycle.MessageNodeStatusUnknown)
 		case !c.LastHeartbeatTime.Time.Equal(posted) || !c.LastTransitionTime.Time.After(deadline) || c.LastTransitionTime.Time.After(write.at):
-			t.Errorf("node node-b's %s condition: heartbeat %s, transition %s, want the heartbeat kept (%s) and the transition the time of the pass that turned it Unknown (after %s, by %s) (nodelifecycle.HealthFunc rule 4)", typ, loopSince(c.LastHeartbeatTime.Time), loopSince(c.LastTransitionTime.Time), loopSince(posted), loopSince(deadline), loopSince(write.at))
+			t.Errorf("node node-b's %s condition: heartbeat %s, transition %s, want the heartbeat kept (%s) and the transition the time of the pass that turned it Unknown (after %s, by %s) (nodelifecycle.HealthFunc rule 4)", typ, since(c.LastHeartbeatTime.Time), since(c.LastTransitionTime.Time), since(posted), since(deadline), since(write.at))
 		}
 	}
 	if a := l.node("node-a"); loopReady(a) != api.ConditionTrue {
-		t.Errorf("node node-a, its Lease renewed every %v, at %s: %s, want Ready True: a renewed Lease is a sign of life, though the Ready heartbeat is old (nodelifecycle.HealthFunc rule 3)", loopRenewInterval, loopSince(l.now()), loopDescribeNode(a))
+		t.Errorf("node node-a, its Lease renewed every %v, at %s: %s, want Ready True: a renewed Lease is a sign of life, though the Ready heartbeat is old (nodelifecycle.HealthFunc rule 3)", loopRenewInterval, since(l.now()), loopDescribeNode(a))
 	}
 	if w := l.spy.callsOf("update-status", loopNodes.Resource, "node-a"); len(w) > 0 {
 		t.Errorf("the controllers wrote node node-a's status (%s), want nothing written: its Ready condition never changed (nodelifecycle.HealthFunc rule 5)", loopDescribeCalls(w))
@@ -240,7 +240,7 @@ func loopMonitorStep(t *suite.T, impl Impl) {
 			case "dns-b":
 				why = "a pod in namespace kube-system: the pod informer watches all namespaces (rules 1 and 4)"
 			}
-			t.Errorf("pod %s on node node-b, the clock at %s: conditions %s, want Ready False since the pass that turned node-b Unknown, the others kept: %s; the controllers' status writes of it: %s", name, loopSince(l.now()), loopDescribePodConditions(p.Status.Conditions), why, loopDescribeCalls(l.spy.callsOf("update-status", loopPods.Resource, name)))
+			t.Errorf("pod %s on node node-b, the clock at %s: conditions %s, want Ready False since the pass that turned node-b Unknown, the others kept: %s; the controllers' status writes of it: %s", name, since(l.now()), loopDescribePodConditions(p.Status.Conditions), why, loopDescribeCalls(l.spy.callsOf("update-status", loopPods.Resource, name)))
 		}
 		if c := l.spy.callsOf("update", loopPods.Resource, name); len(c) > 0 {
 			t.Errorf("the controllers called Update on pod %s (%s), want its status written with UpdateStatus only (rule 4)", name, loopDescribeCalls(c))
@@ -307,7 +307,7 @@ func loopTaintStep(t *suite.T, impl Impl) {
 	limit := queued.Add(loopTaintTick + rate + 2*time.Second)
 	if !l.advance(limit, loopTaintTick, func() bool { return l.tainted("node-b", "node-c") }) {
 		t.Fatalf("the clock at %s, nodes node-b and node-c Unknown since %s, want both tainted %s:NoExecute by now: Decide queues them, and the taint queue, tried every %v, taints one node per token of a bucket at EvictionRate %v/s (rules 3 and 6); node-b: %s; node-c: %s; the controllers' writes: node-b: %s; node-c: %s",
-			loopSince(l.now()), loopSince(queued), api.TaintNodeUnreachable, nodelifecycle.TaintPassPeriod, l.opts.EvictionRate,
+			since(l.now()), since(queued), api.TaintNodeUnreachable, nodelifecycle.TaintPassPeriod, l.opts.EvictionRate,
 			loopDescribeNode(l.node("node-b")), loopDescribeNode(l.node("node-c")), l.nodeCalls("node-b"), l.nodeCalls("node-c"))
 	}
 	writes := append(l.taintWrites("node-b"), l.taintWrites("node-c")...)
@@ -320,10 +320,10 @@ func loopTaintStep(t *suite.T, impl Impl) {
 		l.checkTaint(w.name, w, queued)
 	}
 	if first.at.After(queued.Add(loopTaintTick)) {
-		t.Errorf("the first node tainted, %s, at %s, want at the first taint pass after the monitor pass at %s queued it (the first with Was Unknown): the bucket starts with its token (rule 6)", first.name, loopSince(first.at), loopSince(queued))
+		t.Errorf("the first node tainted, %s, at %s, want at the first taint pass after the monitor pass at %s queued it (the first with Was Unknown): the bucket starts with its token (rule 6)", first.name, since(first.at), since(queued))
 	}
 	if gap := second.at.Sub(first.at); gap < rate {
-		t.Errorf("node %s tainted at %s, node %s at %s: %v apart, want at least %v: one node per token, a token every 1/EvictionRate, a burst of 1 (rule 6)", first.name, loopSince(first.at), second.name, loopSince(second.at), gap, rate)
+		t.Errorf("node %s tainted at %s, node %s at %s: %v apart, want at least %v: one node per token, a token every 1/EvictionRate, a burst of 1 (rule 6)", first.name, since(first.at), second.name, since(second.at), gap, rate)
 	}
 	if n := l.node("node-b"); !slices.Contains(n.Spec.Taints, special) {
 		t.Errorf("node node-b's taints: %s, want its own taint %s=%s:NoSchedule kept (nodelifecycle.SwapTaintsFunc rule 5)", loopDescribeTaints(n.Spec.Taints), special.Key, special.Value)
@@ -335,14 +335,14 @@ func loopTaintStep(t *suite.T, impl Impl) {
 	back := l.now()
 	if !l.advance(back.Add(l.opts.MonitorPeriod+loopTaintTick), loopTaintTick, func() bool { return !l.tainted("node-b") }) {
 		t.Fatalf("node node-b, its kubelet back at %s (Lease renewed, Ready True posted), at %s: %s, want its %s taint taken off at the next monitor pass (Decide: Untaint, rule 3); the controllers' writes of it: %s",
-			loopSince(back), loopSince(l.now()), loopDescribeNode(l.node("node-b")), api.TaintNodeUnreachable, l.nodeCalls("node-b"))
+			since(back), since(l.now()), loopDescribeNode(l.node("node-b")), api.TaintNodeUnreachable, l.nodeCalls("node-b"))
 	}
 	l.advance(l.now().Add(2*l.opts.MonitorPeriod), l.opts.MonitorPeriod, nil)
 	if n := l.node("node-b"); loopReady(n) != api.ConditionTrue || len(n.Spec.Taints) != 1 || n.Spec.Taints[0] != special {
-		t.Errorf("node node-b, back since %s, at %s: %s, want Ready True as its kubelet posted it and only its own taint %s=%s:NoSchedule (rule 3, nodelifecycle.SwapTaintsFunc rules 3 and 5)", loopSince(back), loopSince(l.now()), loopDescribeNode(n), special.Key, special.Value)
+		t.Errorf("node node-b, back since %s, at %s: %s, want Ready True as its kubelet posted it and only its own taint %s=%s:NoSchedule (rule 3, nodelifecycle.SwapTaintsFunc rules 3 and 5)", since(back), since(l.now()), loopDescribeNode(n), special.Key, special.Value)
 	}
 	if n := l.node("node-c"); loopReady(n) != api.ConditionUnknown || loopTaint(n, api.TaintNodeUnreachable) == nil {
-		t.Fatalf("node node-c, silent, at %s: %s, want Ready Unknown and still tainted %s:NoExecute", loopSince(l.now()), loopDescribeNode(n), api.TaintNodeUnreachable)
+		t.Fatalf("node node-c, silent, at %s: %s, want Ready Unknown and still tainted %s:NoExecute", since(l.now()), loopDescribeNode(n), api.TaintNodeUnreachable)
 	}
 
 	// node-c's kubelet comes back not ready: the next monitor pass swaps
@@ -357,20 +357,20 @@ func loopTaintStep(t *suite.T, impl Impl) {
 	}
 	if !l.advance(posted.Add(l.opts.MonitorPeriod), l.opts.MonitorPeriod, swapped) {
 		t.Fatalf("node node-c, tainted %s:NoExecute, its kubelet back at %s posting Ready False, at %s: %s, want its taint swapped for %s:NoExecute at the next monitor pass (Decide: Swap, written at once, rule 3; nodelifecycle.SwapTaintsFunc rule 1); the controllers' writes of it: %s",
-			api.TaintNodeUnreachable, loopSince(posted), loopSince(l.now()), loopDescribeNode(l.node("node-c")), api.TaintNodeNotReady, l.nodeCalls("node-c"))
+			api.TaintNodeUnreachable, since(posted), since(l.now()), loopDescribeNode(l.node("node-c")), api.TaintNodeNotReady, l.nodeCalls("node-c"))
 	}
 	for _, c := range l.spy.callsOf("update", loopNodes.Resource, "node-c") {
 		if c.seq > m && c.err == nil {
 			if n := c.obj.(*api.Node); loopTaint(n, api.TaintNodeNotReady) != nil {
 				if tn := loopTaint(n, api.TaintNodeNotReady); tn.TimeAdded == nil || tn.TimeAdded.Time.Before(posted) {
-					t.Errorf("node node-c's taints as swapped at %s: %s, want %s:NoExecute with timeAdded the time of the swap (nodelifecycle.SwapTaintsFunc rule 1)", loopSince(c.at), loopDescribeTaints(n.Spec.Taints), api.TaintNodeNotReady)
+					t.Errorf("node node-c's taints as swapped at %s: %s, want %s:NoExecute with timeAdded the time of the swap (nodelifecycle.SwapTaintsFunc rule 1)", since(c.at), loopDescribeTaints(n.Spec.Taints), api.TaintNodeNotReady)
 				}
 				break
 			}
 		}
 	}
 	if n := l.node("node-c"); loopReady(n) != api.ConditionFalse {
-		t.Errorf("node node-c, its kubelet posting Ready False, at %s: %s, want Ready False as posted", loopSince(l.now()), loopDescribeNode(n))
+		t.Errorf("node node-c, its kubelet posting Ready False, at %s: %s, want Ready False as posted", since(l.now()), loopDescribeNode(n))
 	}
 }
 
@@ -480,14 +480,14 @@ func loopEvictStep(t *suite.T, impl Impl) {
 	rate := time.Duration(float64(time.Second) / l.opts.EvictionRate)
 	limit := queued.Add(loopTaintTick + rate + 2*time.Second)
 	if !l.advance(limit, loopTaintTick, func() bool { return l.tainted("node-b") }) {
-		t.Fatalf("node node-b, Unknown since %s, at %s: %s, want it tainted %s:NoExecute (rules 3 and 6); the controllers' writes of it: %s", loopSince(queued), loopSince(l.now()), loopDescribeNode(l.node("node-b")), api.TaintNodeUnreachable, l.nodeCalls("node-b"))
+		t.Fatalf("node node-b, Unknown since %s, at %s: %s, want it tainted %s:NoExecute (rules 3 and 6); the controllers' writes of it: %s", since(queued), since(l.now()), loopDescribeNode(l.node("node-b")), api.TaintNodeUnreachable, l.nodeCalls("node-b"))
 	}
 	taintedB := l.now()
 	if tn := loopTaint(l.node("node-b"), api.TaintNodeUnreachable); tn.TimeAdded != nil {
 		taintedB = tn.TimeAdded.Time
 	}
 	// The clock held: a pod that tolerates nothing goes at once.
-	l.waitFor(fmt.Sprintf("pods at-once and retried on node node-b (tainted %s:NoExecute at %s; they tolerate nothing) deleted, the clock held at %s: at once (nodelifecycle.EvictFunc rule 3, rule 7; retried's first 2 Deletes refused: tried again)", api.TaintNodeUnreachable, loopSince(taintedB), loopSince(l.now())), func() (bool, string) {
+	l.waitFor(fmt.Sprintf("pods at-once and retried on node node-b (tainted %s:NoExecute at %s; they tolerate nothing) deleted, the clock held at %s: at once (nodelifecycle.EvictFunc rule 3, rule 7; retried's first 2 Deletes refused: tried again)", api.TaintNodeUnreachable, since(taintedB), since(l.now())), func() (bool, string) {
 		_, a := l.loopDeleted("at-once")
 		_, r := l.loopDeleted("retried")
 		return a && r, "the controllers' pod deletes: " + loopDescribeCalls(l.spy.callsOf("delete", loopPods.Resource, ""))
@@ -496,7 +496,7 @@ func loopEvictStep(t *suite.T, impl Impl) {
 	l.checkEviction(pods["retried"])
 	// A pod that comes later to the tainted node asks for itself.
 	pods["late"] = loopCreate(l, loopPod("late", "node-b", false))
-	l.waitFor(fmt.Sprintf("pod late, created on node node-b (tainted) at %s and tolerating nothing, deleted, the clock held: a pod added asks Evict for itself (rule 7)", loopSince(l.now())), func() (bool, string) {
+	l.waitFor(fmt.Sprintf("pod late, created on node node-b (tainted) at %s and tolerating nothing, deleted, the clock held: a pod added asks Evict for itself (rule 7)", since(l.now())), func() (bool, string) {
 		_, ok := l.loopDeleted("late")
 		return ok, "the controllers' calls on it: " + loopDescribeCalls(l.spy.callsOf("", loopPods.Resource, "late"))
 	})
@@ -532,14 +532,14 @@ func loopEvictStep(t *suite.T, impl Impl) {
 	// node-c is tainted too, then comes back before spared's 300s are
 	// over: its deletion is cancelled.
 	if !l.advance(limit, loopTaintTick, func() bool { return l.tainted("node-c") }) {
-		t.Fatalf("node node-c, Unknown since %s, at %s: %s, want it tainted %s:NoExecute (rules 3 and 6); the controllers' writes of it: %s", loopSince(queued), loopSince(l.now()), loopDescribeNode(l.node("node-c")), api.TaintNodeUnreachable, l.nodeCalls("node-c"))
+		t.Fatalf("node node-c, Unknown since %s, at %s: %s, want it tainted %s:NoExecute (rules 3 and 6); the controllers' writes of it: %s", since(queued), since(l.now()), loopDescribeNode(l.node("node-c")), api.TaintNodeUnreachable, l.nodeCalls("node-c"))
 	}
 	// An admin evacuates node-c with a NoExecute taint of their own:
 	// pod evacuated, its deletion scheduled for 300s after the
 	// unreachable taint, does not tolerate it and goes now (After 0
 	// replaces the deletion scheduled); spared tolerates it forever.
 	l.taintNode("node-c", loopEvacuate)
-	l.waitFor(fmt.Sprintf("pod evacuated deleted, the clock held at %s: its node node-c got the taint %s:NoExecute, which it does not tolerate; After 0 replaces the deletion scheduled (rule 7)", loopSince(l.now()), loopEvacuate.Key), func() (bool, string) {
+	l.waitFor(fmt.Sprintf("pod evacuated deleted, the clock held at %s: its node node-c got the taint %s:NoExecute, which it does not tolerate; After 0 replaces the deletion scheduled (rule 7)", since(l.now()), loopEvacuate.Key), func() (bool, string) {
 		_, ok := l.loopDeleted("evacuated")
 		return ok, "the controllers' calls on it: " + loopDescribeCalls(l.spy.callsOf("", loopPods.Resource, "evacuated"))
 	})
@@ -548,7 +548,7 @@ func loopEvictStep(t *suite.T, impl Impl) {
 	l.revive("node-c")
 	back := l.now()
 	if !l.advance(back.Add(l.opts.MonitorPeriod+loopTaintTick), loopTaintTick, func() bool { return !l.tainted("node-c") }) {
-		t.Fatalf("node node-c, its kubelet back at %s, at %s: %s, want its %s taint taken off (rule 3); the controllers' writes of it: %s", loopSince(back), loopSince(l.now()), loopDescribeNode(l.node("node-c")), api.TaintNodeUnreachable, l.nodeCalls("node-c"))
+		t.Fatalf("node node-c, its kubelet back at %s, at %s: %s, want its %s taint taken off (rule 3); the controllers' writes of it: %s", since(back), since(l.now()), loopDescribeNode(l.node("node-c")), api.TaintNodeUnreachable, l.nodeCalls("node-c"))
 	}
 	cancel := nodelifecycle.MessageCancellingDeletion + loopNamespace + "/spared"
 	l.waitEvent(pods["spared"], events.EventTypeNormal, nodelifecycle.ReasonTaintManagerEviction, cancel, nodelifecycle.TaintEvictionName,
@@ -558,22 +558,22 @@ func loopEvictStep(t *suite.T, impl Impl) {
 	dueBound := bound.Add(60 * time.Second)
 	boundDeleted := func() bool { _, ok := l.loopDeleted("bound-late"); return ok }
 	l.advance(dueBound.Add(l.opts.MonitorPeriod), l.opts.MonitorPeriod, boundDeleted)
-	l.waitFor(fmt.Sprintf("pod bound-late deleted, the clock at %s: bound to node node-b (tainted) at %s, it tolerates the taint for 60s; a pod whose node changed asks Evict for itself (rule 7)", loopSince(l.now()), loopSince(bound)), func() (bool, string) {
+	l.waitFor(fmt.Sprintf("pod bound-late deleted, the clock at %s: bound to node node-b (tainted) at %s, it tolerates the taint for 60s; a pod whose node changed asks Evict for itself (rule 7)", since(l.now()), since(bound)), func() (bool, string) {
 		return boundDeleted(), "the controllers' calls on it: " + loopDescribeCalls(l.spy.callsOf("", loopPods.Resource, "bound-late"))
 	})
 	if del := l.checkEviction(pods["bound-late"]); del.at.Before(dueBound) {
-		t.Errorf("the controllers deleted pod bound-late at %s, want not before %s: bound at %s to a node tainted %s:NoExecute, it tolerates the taint for 60s (nodelifecycle.EvictFunc rule 4, rule 7)", loopSince(del.at), loopSince(dueBound), loopSince(bound), api.TaintNodeUnreachable)
+		t.Errorf("the controllers deleted pod bound-late at %s, want not before %s: bound at %s to a node tainted %s:NoExecute, it tolerates the taint for 60s (nodelifecycle.EvictFunc rule 4, rule 7)", since(del.at), since(dueBound), since(bound), api.TaintNodeUnreachable)
 	}
 
 	// tolerates-300: deleted 300s after the taint, not before.
 	due := taintedB.Add(300 * time.Second)
 	deleted := func() bool { _, ok := l.loopDeleted("tolerates-300"); return ok }
 	l.advance(due.Add(l.opts.MonitorPeriod), l.opts.MonitorPeriod, deleted)
-	l.waitFor(fmt.Sprintf("pod tolerates-300 deleted, the clock at %s: it tolerates %s:NoExecute for 300s, its node tainted at %s (nodelifecycle.EvictFunc rule 4, rule 7)", loopSince(l.now()), api.TaintNodeUnreachable, loopSince(taintedB)), func() (bool, string) {
+	l.waitFor(fmt.Sprintf("pod tolerates-300 deleted, the clock at %s: it tolerates %s:NoExecute for 300s, its node tainted at %s (nodelifecycle.EvictFunc rule 4, rule 7)", since(l.now()), api.TaintNodeUnreachable, since(taintedB)), func() (bool, string) {
 		return deleted(), "the controllers' calls on it: " + loopDescribeCalls(l.spy.callsOf("", loopPods.Resource, "tolerates-300"))
 	})
 	if del := l.checkEviction(pods["tolerates-300"]); del.at.Before(due) {
-		t.Errorf("the controllers deleted pod tolerates-300 at %s, want not before %s: it tolerates the taint for 300s, its node tainted at %s (rule 7: the deletion After from when Evict was asked)", loopSince(del.at), loopSince(due), loopSince(taintedB))
+		t.Errorf("the controllers deleted pod tolerates-300 at %s, want not before %s: it tolerates the taint for 300s, its node tainted at %s (rule 7: the deletion After from when Evict was asked)", since(del.at), since(due), since(taintedB))
 	}
 
 	// Long after: the others are still there.
@@ -624,7 +624,7 @@ func loopDisruptionStep(t *suite.T, impl Impl) {
 	l.waitUnknown(heard, "node-b")
 	rate := time.Duration(float64(time.Second) / l.opts.EvictionRate)
 	if !l.advance(l.now().Add(l.opts.MonitorPeriod+2*loopTaintTick), loopTaintTick, func() bool { return l.tainted("node-b") }) {
-		t.Fatalf("node node-b, Unknown, two of three nodes Ready (Normal), at %s: %s, want it tainted %s:NoExecute (rules 3, 5 and 6); the controllers' writes of it: %s", loopSince(l.now()), loopDescribeNode(l.node("node-b")), api.TaintNodeUnreachable, l.nodeCalls("node-b"))
+		t.Fatalf("node node-b, Unknown, two of three nodes Ready (Normal), at %s: %s, want it tainted %s:NoExecute (rules 3, 5 and 6); the controllers' writes of it: %s", since(l.now()), loopDescribeNode(l.node("node-b")), api.TaintNodeUnreachable, l.nodeCalls("node-b"))
 	}
 	// Then node-a and node-c go quiet too.
 	l.renew("node-a")
@@ -636,7 +636,7 @@ func loopDisruptionStep(t *suite.T, impl Impl) {
 	full := l.now()
 	for _, name := range all {
 		if n := l.node(name); loopTaint(n, api.TaintNodeUnreachable) != nil || loopTaint(n, api.TaintNodeNotReady) != nil {
-			t.Errorf("node %s, the clock at %s, every node Unknown: %s, want no NoExecute taint of the controller: entering FullDisruption takes them off (rule 5); the controllers' writes of it: %s", name, loopSince(full), loopDescribeNode(n), l.nodeCalls(name))
+			t.Errorf("node %s, the clock at %s, every node Unknown: %s, want no NoExecute taint of the controller: entering FullDisruption takes them off (rule 5); the controllers' writes of it: %s", name, since(full), loopDescribeNode(n), l.nodeCalls(name))
 		}
 	}
 	l.advance(full.Add(6*rate), l.opts.MonitorPeriod, nil)
@@ -644,14 +644,14 @@ func loopDisruptionStep(t *suite.T, impl Impl) {
 		w := l.taintWrites(name)
 		w = slices.DeleteFunc(w, func(c loopCall) bool { return !c.at.After(quiet) })
 		if len(w) > 0 {
-			t.Errorf("the controllers tainted node %s at %s, every node not ready, want no taint: in FullDisruption the taint queue's rate is 0 (rule 5, nodelifecycle.DisruptionFunc rule 2)", name, loopSince(w[0].at))
+			t.Errorf("the controllers tainted node %s at %s, every node not ready, want no taint: in FullDisruption the taint queue's rate is 0 (rule 5, nodelifecycle.DisruptionFunc rule 2)", name, since(w[0].at))
 		}
 	}
 	if d := l.spy.callsOf("delete", loopPods.Resource, "web"); len(d) > 0 {
 		t.Errorf("the controllers deleted pod web (%s), want it kept: no taint, no eviction", loopDescribeCalls(d))
 	}
 	if !l.unknown(all...) {
-		t.Fatalf("at %s, every kubelet silent: %s; %s; %s, want every node Ready Unknown", loopSince(l.now()), loopDescribeNode(l.node("node-a")), loopDescribeNode(l.node("node-b")), loopDescribeNode(l.node("node-c")))
+		t.Fatalf("at %s, every kubelet silent: %s; %s; %s, want every node Ready Unknown", since(l.now()), loopDescribeNode(l.node("node-a")), loopDescribeNode(l.node("node-b")), loopDescribeNode(l.node("node-c")))
 	}
 
 	// node-a comes back: Normal again, and tainting starts over with an
@@ -661,7 +661,7 @@ func loopDisruptionStep(t *suite.T, impl Impl) {
 	limit := back.Add(l.opts.MonitorPeriod + 2*rate + 2*time.Second)
 	if !l.advance(limit, loopTaintTick, func() bool { return l.tainted("node-b", "node-c") }) {
 		t.Fatalf("nodes node-b and node-c, Unknown, node-a back since %s (Normal again), at %s, want both tainted %s:NoExecute at EvictionRate (rules 5 and 6); node-b: %s; node-c: %s; the controllers' writes: node-b: %s; node-c: %s",
-			loopSince(back), loopSince(l.now()), api.TaintNodeUnreachable, loopDescribeNode(l.node("node-b")), loopDescribeNode(l.node("node-c")), l.nodeCalls("node-b"), l.nodeCalls("node-c"))
+			since(back), since(l.now()), api.TaintNodeUnreachable, loopDescribeNode(l.node("node-b")), loopDescribeNode(l.node("node-c")), l.nodeCalls("node-b"), l.nodeCalls("node-c"))
 	}
 	var writes []loopCall
 	for _, name := range []string{"node-b", "node-c"} {
@@ -676,10 +676,10 @@ func loopDisruptionStep(t *suite.T, impl Impl) {
 		t.Fatalf("the controllers' writes that tainted nodes node-b and node-c after node-a came back: %s, want one each", loopDescribeCalls(writes))
 	}
 	if first := writes[0]; first.at.Before(back.Add(rate)) {
-		t.Errorf("node %s tainted at %s, node-a back at %s, want not before %s: leaving FullDisruption (rate 0, no token) starts a new bucket at EvictionRate, empty (rule 6: a new rate starts a new bucket, empty when the old one was)", first.name, loopSince(first.at), loopSince(back), loopSince(back.Add(rate)))
+		t.Errorf("node %s tainted at %s, node-a back at %s, want not before %s: leaving FullDisruption (rate 0, no token) starts a new bucket at EvictionRate, empty (rule 6: a new rate starts a new bucket, empty when the old one was)", first.name, since(first.at), since(back), since(back.Add(rate)))
 	}
 	if gap := writes[1].at.Sub(writes[0].at); gap < rate {
-		t.Errorf("node %s tainted at %s, node %s at %s: %v apart, want at least %v (rule 6)", writes[0].name, loopSince(writes[0].at), writes[1].name, loopSince(writes[1].at), gap, rate)
+		t.Errorf("node %s tainted at %s, node %s at %s: %v apart, want at least %v (rule 6)", writes[0].name, since(writes[0].at), writes[1].name, since(writes[1].at), gap, rate)
 	}
 	_ = web
 }

@@ -67,7 +67,7 @@ func (c loopCall) String() string {
 	if c.namespace != "" {
 		s += c.namespace + "/"
 	}
-	s += c.name + " at " + loopSince(c.at)
+	s += c.name + " at " + since(c.at)
 	if c.err != nil {
 		s += fmt.Sprintf(" (error: %v)", c.err)
 	}

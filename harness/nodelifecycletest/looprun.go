@@ -31,7 +31,7 @@ import (
 // on a context that ends with the step, and wants Run to return once
 // its context ended, leaving no goroutine of the implementation behind.
 //
-// The controllers' clock is a fake one at loopT0 that only the step
+// The controllers' clock is a fake one at t0 that only the step
 // moves, in steps (advance). Each move waits until the controllers'
 // periodic loops (the monitor pass, every MonitorPeriod; the taint pass,
 // every TaintPassPeriod) whose waits it fired have waited on the clock
@@ -45,23 +45,6 @@ import (
 // informers have caught up with the apiserver (their watches delivered
 // every node, Lease and pod as stored): on a real cluster a watch
 // delivers in milliseconds, long before the next pass.
-
-// loopT0 is the time the loop steps' clock starts at: whole seconds,
-// UTC.
-var loopT0 = time.Date(2026, time.March, 14, 15, 9, 26, 0, time.UTC)
-
-// loopSince prints a time relative to loopT0 for failure messages:
-// "t0+55s".
-func loopSince(t time.Time) string {
-	if t.IsZero() {
-		return "zero"
-	}
-	d := t.Sub(loopT0)
-	if d < 0 {
-		return "t0" + d.String()
-	}
-	return "t0+" + d.String()
-}
 
 // loopWait bounds each wait for the controllers (less when the step's
 // deadline comes sooner: loopStopMargin before it).
@@ -117,10 +100,10 @@ type loopRun struct {
 	stopped bool
 }
 
-// newLoop builds the fake of a step, on a fake clock at loopT0.
+// newLoop builds the fake of a step, on a fake clock at t0.
 func newLoop(t *suite.T) *loopRun {
 	l := &loopRun{t: t, fake: client.NewFake(), ctx: t.Context(), earlier: looptest.Snapshot(), live: map[string]time.Time{}}
-	l.clock = &loopClock{fake: informer.NewFakeClock(loopT0), seq: &l.seq}
+	l.clock = &loopClock{fake: informer.NewFakeClock(t0), seq: &l.seq}
 	l.fake.Now = l.clock.Now
 	l.spy = newLoopSpy(l.fake, l.clock.Now, &l.seq)
 	l.spy.trackCache()
@@ -156,7 +139,7 @@ func (l *loopRun) startHeld(impl Impl, hold func()) {
 	if hold != nil {
 		hold()
 	}
-	l.waitFor(fmt.Sprintf("the controllers, their informers synced and their first passes over at %s, to wait on the clock for the next monitor pass (MonitorPeriod %v, rule 2) and the next taint pass (TaintPassPeriod %v, rule 6)", loopSince(l.now()), l.opts.MonitorPeriod, nodelifecycle.TaintPassPeriod), func() (bool, string) {
+	l.waitFor(fmt.Sprintf("the controllers, their informers synced and their first passes over at %s, to wait on the clock for the next monitor pass (MonitorPeriod %v, rule 2) and the next taint pass (TaintPassPeriod %v, rule 6)", since(l.now()), l.opts.MonitorPeriod, nodelifecycle.TaintPassPeriod), func() (bool, string) {
 		ws := l.clock.waitsAfter(0)
 		monitor := slices.ContainsFunc(ws, func(w loopWaitAsked) bool { return w.d == l.opts.MonitorPeriod })
 		taint := slices.ContainsFunc(ws, func(w loopWaitAsked) bool { return w.d == nodelifecycle.TaintPassPeriod })
@@ -269,7 +252,7 @@ func loopDescribeWaits(ws []loopWaitAsked) string {
 		ws = ws[len(ws)-10:]
 	}
 	for _, w := range ws {
-		s = append(s, fmt.Sprintf("%v until %s (asked at %s)", w.d, loopSince(w.due), loopSince(w.asked)))
+		s = append(s, fmt.Sprintf("%v until %s (asked at %s)", w.d, since(w.due), since(w.asked)))
 	}
 	return strings.Join(s, ", ")
 }
@@ -292,9 +275,9 @@ func (l *loopRun) jump(to time.Time) {
 	}
 	var what []string
 	for _, w := range fired {
-		what = append(what, fmt.Sprintf("%v (asked at %s)", w.d, loopSince(w.asked)))
+		what = append(what, fmt.Sprintf("%v (asked at %s)", w.d, since(w.asked)))
 	}
-	l.waitFor(fmt.Sprintf("the controllers to wait on the clock again after it moved to %s, having fired their periodic waits %s: a monitor pass every MonitorPeriod and a taint pass every TaintPassPeriod, each waiting again once it is over (rules 2 and 6)", loopSince(to), strings.Join(what, ", ")), func() (bool, string) {
+	l.waitFor(fmt.Sprintf("the controllers to wait on the clock again after it moved to %s, having fired their periodic waits %s: a monitor pass every MonitorPeriod and a taint pass every TaintPassPeriod, each waiting again once it is over (rules 2 and 6)", since(to), strings.Join(what, ", ")), func() (bool, string) {
 		again := l.clock.waitsAfter(m)
 		for _, w := range fired {
 			if !slices.ContainsFunc(again, func(a loopWaitAsked) bool { return a.site == w.site && a.d == w.d && !a.asked.Before(to) }) {
@@ -478,7 +461,7 @@ func loopPod(name, node string, ready bool, tolerations ...api.Toleration) *api.
 		Status: api.PodStatus{Phase: api.PodRunning},
 	}
 	if ready {
-		t := api.NewTime(loopT0)
+		t := api.NewTime(t0)
 		p.Status.Conditions = []api.PodCondition{
 			{Type: api.PodScheduled, Status: api.ConditionTrue, LastTransitionTime: t},
 			{Type: api.PodInitialized, Status: api.ConditionTrue, LastTransitionTime: t},
@@ -703,7 +686,7 @@ func loopTaint(n *api.Node, key string) *api.Taint {
 func loopDescribeNode(n *api.Node) string {
 	var conds []string
 	for _, c := range n.Status.Conditions {
-		conds = append(conds, fmt.Sprintf("%s=%s %s (heartbeat %s, transition %s)", c.Type, c.Status, c.Reason, loopSince(c.LastHeartbeatTime.Time), loopSince(c.LastTransitionTime.Time)))
+		conds = append(conds, fmt.Sprintf("%s=%s %s (heartbeat %s, transition %s)", c.Type, c.Status, c.Reason, since(c.LastHeartbeatTime.Time), since(c.LastTransitionTime.Time)))
 	}
 	return fmt.Sprintf("conditions [%s], taints %s", strings.Join(conds, ", "), loopDescribeTaints(n.Spec.Taints))
 }
@@ -721,7 +704,7 @@ func loopDescribeTaints(ts []api.Taint) string {
 		}
 		s[i] += ":" + string(t.Effect)
 		if t.TimeAdded != nil {
-			s[i] += " added " + loopSince(t.TimeAdded.Time)
+			s[i] += " added " + since(t.TimeAdded.Time)
 		}
 	}
 	return "[" + strings.Join(s, ", ") + "]"
@@ -746,7 +729,7 @@ func loopDescribePodConditions(cs []api.PodCondition) string {
 		if c.Reason != "" {
 			s[i] += " " + c.Reason
 		}
-		s[i] += " (transition " + loopSince(c.LastTransitionTime.Time) + ")"
+		s[i] += " (transition " + since(c.LastTransitionTime.Time) + ")"
 	}
 	return "[" + strings.Join(s, ", ") + "]"
 }
