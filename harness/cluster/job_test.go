@@ -215,23 +215,28 @@ func TestRunJobRunsToCompletion(t *testing.T) {
 		}), desc
 	})
 
-	// The controller said what it did, as job-controller.
-	evs, _, err := client.For[*api.Event](admin).List(ctx, "default", client.ListOptions{})
-	if err != nil {
-		t.Fatalf("admin: List(events) = %v", err)
-	}
-	var said []string
-	for _, e := range evs {
-		if e.InvolvedObject.Kind == "Job" && e.Source.Component == jobs.ControllerName {
-			said = append(said, fmt.Sprintf("%s %s %s %s", e.InvolvedObject.Name, e.Type, e.Reason, e.Message))
+	// The controller said what it did, as job-controller. It records an
+	// Event after the status write the waits above saw, so wait for them.
+	wants := []string{"pi Normal SuccessfulCreate Created pod: pi-", "pi Normal Completed " + jobs.MessageCompleted,
+		"once Normal SuccessfulCreate Created pod: once-", "once Warning BackoffLimitExceeded " + jobs.MessageBackoffLimitExceeded}
+	waitFor("the Jobs' Events from "+jobs.ControllerName, func() (bool, string) {
+		evs, _, err := client.For[*api.Event](admin).List(ctx, "default", client.ListOptions{})
+		if err != nil {
+			return false, fmt.Sprintf("admin: List(events) = %v", err)
 		}
-	}
-	for _, want := range []string{"pi Normal SuccessfulCreate Created pod: pi-", "pi Normal Completed " + jobs.MessageCompleted,
-		"once Normal SuccessfulCreate Created pod: once-", "once Warning BackoffLimitExceeded " + jobs.MessageBackoffLimitExceeded} {
-		if !slices.ContainsFunc(said, func(s string) bool { return strings.HasPrefix(s, want) }) {
-			t.Errorf("the Events of the Jobs from %s: %q; want one that starts %q", jobs.ControllerName, said, want)
+		var said []string
+		for _, e := range evs {
+			if e.InvolvedObject.Kind == "Job" && e.Source.Component == jobs.ControllerName {
+				said = append(said, fmt.Sprintf("%s %s %s %s", e.InvolvedObject.Name, e.Type, e.Reason, e.Message))
+			}
 		}
-	}
+		for _, want := range wants {
+			if !slices.ContainsFunc(said, func(s string) bool { return strings.HasPrefix(s, want) }) {
+				return false, fmt.Sprintf("Events %q, none starts %q", said, want)
+			}
+		}
+		return true, ""
+	})
 
 	if err := stop(); err != nil {
 		t.Fatalf("stopping the cluster: %v", err)
