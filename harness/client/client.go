@@ -55,6 +55,10 @@ type Interface interface {
 	Watch(ctx context.Context, kind api.Kind, namespace string, opts ListOptions) (Watcher, error)
 	// Bind assigns a pod to a node through the pods/binding subresource.
 	Bind(ctx context.Context, namespace, pod, node string) error
+	// Finalize writes a namespace's spec.finalizers through the
+	// namespaces/{name}/finalize subresource; the apiserver removes a
+	// namespace being deleted once they and metadata.finalizers are empty.
+	Finalize(ctx context.Context, ns *api.Namespace) (*api.Namespace, error)
 }
 
 // ListOptions narrow a List or a Watch.

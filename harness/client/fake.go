@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -254,6 +255,15 @@ func (f *Fake) Create(ctx context.Context, obj api.Object) (api.Object, error) {
 			Code: http.StatusUnprocessableEntity, Reason: api.StatusReasonInvalid,
 			Message: fmt.Sprintf("%s %q is invalid: metadata.name: Required value: name or generateName is required", kind.Kind, "")}
 	}
+	if ns, ok := obj.(*api.Namespace); ok {
+		// As the apiserver's namespace strategy (PrepareForCreate in
+		// pkg/registry/core/namespace/strategy.go): a new namespace is
+		// Active and held by the namespace controller's finalizer.
+		ns.Status = api.NamespaceStatus{Phase: api.NamespaceActive}
+		if !slices.Contains(ns.Spec.Finalizers, api.FinalizerKubernetes) {
+			ns.Spec.Finalizers = append(ns.Spec.Finalizers, api.FinalizerKubernetes)
+		}
+	}
 	m.UID = fakeUID()
 	m.CreationTimestamp = api.NewTime(f.Now().Truncate(time.Second))
 	m.DeletionTimestamp = nil
@@ -303,22 +313,41 @@ var nameSuffix = func() string {
 }
 
 func (f *Fake) Update(ctx context.Context, obj api.Object) (api.Object, error) {
-	return f.update(ctx, obj, false)
+	return f.update(ctx, obj, "")
 }
 
 func (f *Fake) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
-	return f.update(ctx, obj, true)
+	return f.update(ctx, obj, "status")
 }
 
-func (f *Fake) update(ctx context.Context, obj api.Object, status bool) (api.Object, error) {
+// Finalize is an update through namespaces/{name}/finalize: only
+// spec.finalizers (and the metadata an update may change) are taken.
+func (f *Fake) Finalize(ctx context.Context, ns *api.Namespace) (*api.Namespace, error) {
+	out, err := f.update(ctx, ns, "finalize")
+	if err != nil {
+		return nil, err
+	}
+	return out.(*api.Namespace), nil
+}
+
+// update writes obj through the main resource (sub ""), the status
+// subresource or, for a namespace, the finalize subresource.
+func (f *Fake) update(ctx context.Context, obj api.Object, sub string) (api.Object, error) {
 	kind, err := kindOf(obj)
 	if err != nil {
 		return nil, err
 	}
+	if sub == "finalize" && kind.Resource != "namespaces" {
+		return nil, NewNotFound(kind, obj.GetObjectMeta().Name)
+	}
+	status := sub == "status"
 	m := obj.GetObjectMeta()
 	verb := "update"
-	if status {
+	switch sub {
+	case "status":
 		verb = "update-status"
+	case "finalize":
+		verb = "finalize"
 	}
 	f.record(verb, kind, m.Namespace, m.Name)
 	k := fakeKey(kind, m.Namespace, m.Name)
@@ -339,8 +368,19 @@ func (f *Fake) update(ctx context.Context, obj api.Object, status bool) (api.Obj
 		if err != nil {
 			return nil, err
 		}
+		held := false
+		if ns, ok := next.(*api.Namespace); ok {
+			// The namespace strategies: an update of the namespace keeps
+			// its spec.finalizers, which only finalize may change; the
+			// namespace goes only once they are empty too
+			// (ShouldDeleteNamespaceDuringUpdate).
+			if sub == "" {
+				ns.Spec.Finalizers = old.(*api.Namespace).Spec.Finalizers
+			}
+			held = len(ns.Spec.Finalizers) > 0
+		}
 		nm := next.GetObjectMeta()
-		if nm.DeletionTimestamp != nil && len(nm.Finalizers) == 0 && (nm.DeletionGracePeriodSeconds == nil || *nm.DeletionGracePeriodSeconds == 0) {
+		if !held && nm.DeletionTimestamp != nil && len(nm.Finalizers) == 0 && (nm.DeletionGracePeriodSeconds == nil || *nm.DeletionGracePeriodSeconds == 0) {
 			_, _, err := storage.CompareAndDelete(ctx, f.store, k, kv.ModRevision)
 			if errors.Is(err, storage.ErrConflict) && m.ResourceVersion == "" {
 				continue
@@ -458,6 +498,33 @@ func (f *Fake) Delete(ctx context.Context, kind api.Kind, namespace, name string
 				m.Finalizers = appendOnce(m.Finalizers, api.FinalizerDeleteDependents)
 			case api.DeletePropagationOrphan:
 				m.Finalizers = appendOnce(m.Finalizers, api.FinalizerOrphanDependents)
+			}
+		}
+		if ns, ok := obj.(*api.Namespace); ok {
+			// A namespace is deleted in two steps (Delete in
+			// pkg/registry/core/namespace/storage/storage.go): the first
+			// DELETE marks it Terminating; later ones do nothing while
+			// spec.finalizers holds it, and delete it as any object
+			// once they are empty.
+			if m.DeletionTimestamp == nil {
+				t := api.NewTime(f.Now().Truncate(time.Second))
+				m.DeletionTimestamp = &t
+				ns.Status.Phase = api.NamespaceTerminating
+				data, err := fakeEncode(obj)
+				if err != nil {
+					return err
+				}
+				_, err = storage.CompareAndSwap(ctx, f.store, k, data, kv.ModRevision)
+				if errors.Is(err, storage.ErrConflict) {
+					continue
+				}
+				if err != nil {
+					return f.storeErr(kind, name, err)
+				}
+				return nil
+			}
+			if len(ns.Spec.Finalizers) > 0 {
+				return nil
 			}
 		}
 		grace := int64(0)

@@ -118,6 +118,14 @@ func (c *HTTP) put(ctx context.Context, obj api.Object, sub string) (api.Object,
 	return out, err
 }
 
+func (c *HTTP) Finalize(ctx context.Context, ns *api.Namespace) (*api.Namespace, error) {
+	out, err := c.put(ctx, ns, "finalize")
+	if err != nil {
+		return nil, err
+	}
+	return out.(*api.Namespace), nil
+}
+
 func (c *HTTP) Delete(ctx context.Context, kind api.Kind, namespace, name string, opts DeleteOptions) error {
 	if name == "" {
 		return errors.New("client: Delete needs a name")

@@ -349,6 +349,15 @@ func (s *loopSpy) Bind(ctx context.Context, namespace, pod, node string) error {
 	return err
 }
 
+// Finalize is not called by this exercise's controller; it is recorded
+// all the same.
+func (s *loopSpy) Finalize(ctx context.Context, ns *api.Namespace) (*api.Namespace, error) {
+	at := s.now()
+	out, err := s.fake.Finalize(ctx, ns)
+	s.record(loopCall{verb: "finalize", resource: "namespaces", name: ns.Name, err: err, at: at})
+	return out, err
+}
+
 // loopResource is obj's resource ("nodes"), or its Go type when it is
 // not a registered kind.
 func loopResource(obj api.Object) string {

@@ -261,6 +261,19 @@ func clientMethods(reg *clients) map[string]method {
 		"client.UpdateStatus": with(func(c *serverCall, a clientArgs, cl client.Interface) *frame {
 			return objectThen(cl.UpdateStatus)(c, a, cl)
 		}),
+		"client.Finalize": with(func(c *serverCall, a clientArgs, cl client.Interface) *frame {
+			return objectThen(func(ctx context.Context, obj api.Object) (api.Object, error) {
+				ns, ok := obj.(*api.Namespace)
+				if !ok {
+					return nil, fmt.Errorf("remote: client.Finalize of a %T, want a Namespace", obj)
+				}
+				out, err := cl.Finalize(ctx, ns)
+				if out == nil {
+					return nil, err
+				}
+				return out, err
+			})(c, a, cl)
+		}),
 		"client.Delete": kindThen(func(c *serverCall, a clientArgs, k api.Kind, cl client.Interface) *frame {
 			return resultFrame(errResult{Err: toWire(cl.Delete(c.ctx, k, a.Namespace, a.Name, a.Delete))}, nil)
 		}),
@@ -445,6 +458,18 @@ func (c *backClient) Update(ctx context.Context, obj api.Object) (api.Object, er
 
 func (c *backClient) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
 	return c.withObject(ctx, "client.UpdateStatus", obj)
+}
+
+func (c *backClient) Finalize(ctx context.Context, ns *api.Namespace) (*api.Namespace, error) {
+	out, err := c.withObject(ctx, "client.Finalize", ns)
+	if out == nil {
+		return nil, err
+	}
+	n, ok := out.(*api.Namespace)
+	if !ok {
+		return nil, fmt.Errorf("remote: client.Finalize returned a %T", out)
+	}
+	return n, err
 }
 
 func (c *backClient) Delete(ctx context.Context, kind api.Kind, namespace, name string, opts client.DeleteOptions) error {

@@ -6,6 +6,7 @@ package clienttest
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -218,6 +219,64 @@ func Run(t *testing.T, newClient func(t *testing.T) client.Interface) {
 		}
 		if _, err := cms.Get(ctx, "default", "held"); !client.IsNotFound(err) {
 			t.Fatalf("Get after the last finalizer went = %v, want NotFound", err)
+		}
+	})
+
+	// A namespace is deleted in two steps, as upstream's namespace
+	// registry does (pkg/registry/core/namespace/strategy.go and
+	// storage/storage.go): the namespace controller empties it between
+	// them.
+	t.Run("namespace-delete-finalize", func(t *testing.T) {
+		ctx := context.Background()
+		cl := newClient(t)
+		nss := client.For[*api.Namespace](cl)
+		created, err := nss.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "dev"}})
+		if err != nil {
+			t.Fatalf("Create(namespace dev) = %v", err)
+		}
+		if created.Status.Phase != api.NamespaceActive || !slices.Equal(created.Spec.Finalizers, []api.FinalizerName{api.FinalizerKubernetes}) {
+			t.Fatalf("Create(namespace dev) = phase %q, spec.finalizers %q; want Active and [kubernetes]", created.Status.Phase, created.Spec.Finalizers)
+		}
+		// An update of the namespace cannot drop the finalizer.
+		created.Spec.Finalizers = nil
+		created.Labels = map[string]string{"team": "a"}
+		updated, err := nss.Update(ctx, created)
+		if err != nil || !slices.Equal(updated.Spec.Finalizers, []api.FinalizerName{api.FinalizerKubernetes}) || updated.Labels["team"] != "a" {
+			t.Fatalf("Update(namespace dev, no spec.finalizers, label team=a) = %v, %v; want the label and spec.finalizers still [kubernetes]", updated, err)
+		}
+		for i := 1; i <= 2; i++ {
+			if err := nss.Delete(ctx, "", "dev", client.DeleteOptions{}); err != nil {
+				t.Fatalf("Delete(namespace dev) #%d = %v", i, err)
+			}
+			got, err := nss.Get(ctx, "", "dev")
+			if err != nil || got.DeletionTimestamp == nil || got.Status.Phase != api.NamespaceTerminating {
+				t.Fatalf("Get(namespace dev) after Delete #%d = %v, %v; want it kept, Terminating, with a deletionTimestamp", i, got, err)
+			}
+		}
+		got, _ := nss.Get(ctx, "", "dev")
+		got.Spec.Finalizers = []api.FinalizerName{"example.com/x"}
+		fin, err := cl.Finalize(ctx, got)
+		if err != nil || !slices.Equal(fin.Spec.Finalizers, []api.FinalizerName{"example.com/x"}) || fin.Status.Phase != api.NamespaceTerminating {
+			t.Fatalf("Finalize(dev, [example.com/x]) = %v, %v; want spec.finalizers [example.com/x], still Terminating", fin, err)
+		}
+		fin.Spec.Finalizers = nil
+		if _, err := cl.Finalize(ctx, fin); err != nil {
+			t.Fatalf("Finalize(dev, []) = %v", err)
+		}
+		if _, err := nss.Get(ctx, "", "dev"); !client.IsNotFound(err) {
+			t.Fatalf("Get(namespace dev) after Finalize(dev, []) = %v, want NotFound: nothing holds it", err)
+		}
+		// A namespace not being deleted stays when finalized.
+		if _, err := nss.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "prod"}}); err != nil {
+			t.Fatal(err)
+		}
+		prod, _ := nss.Get(ctx, "", "prod")
+		prod.Spec.Finalizers = nil
+		if _, err := cl.Finalize(ctx, prod); err != nil {
+			t.Fatalf("Finalize(prod, []) = %v", err)
+		}
+		if got, err := nss.Get(ctx, "", "prod"); err != nil || len(got.Spec.Finalizers) != 0 || got.DeletionTimestamp != nil {
+			t.Fatalf("Get(namespace prod) after Finalize(prod, []) = %v, %v; want it kept with no spec.finalizers", got, err)
 		}
 	})
 }
