@@ -48,7 +48,7 @@ type request struct {
 	kind      api.Kind
 	namespace string // "" for cluster-scoped kinds and all-namespace lists
 	name      string // "" for the collection
-	sub       string // "", "status", "binding" or "scale"
+	sub       string // "", "status", "binding", "scale" or "finalize"
 }
 
 // ServeHTTP routes one request: the discovery documents to discovery.go,
@@ -227,6 +227,13 @@ func (s *server) serveResource(w http.ResponseWriter, r *http.Request, req reque
 			return
 		case http.MethodPatch:
 			s.patch(w, r, req)
+			return
+		}
+	case req.sub == "finalize":
+		// namespaces/{name}/finalize: a write of spec.finalizers (task
+		// 16), through your update like the status subresource.
+		if m == http.MethodPut {
+			s.update(w, r, req)
 			return
 		}
 	case req.sub == "binding":

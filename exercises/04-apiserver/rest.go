@@ -17,9 +17,10 @@ import (
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
-// The REST verbs on one object: create, get, update (PUT), delete, and the
-// pods/binding subresource. The helpers that read bodies and move objects
-// in and out of the store (readBody, load, storable, withRV) are given.
+// The REST verbs on one object: create, get, update (PUT), delete, the
+// pods/binding subresource, and a namespace's two-step delete. The helpers
+// that read bodies and move objects in and out of the store (readBody,
+// load, storable, withRV) are given.
 
 // ---------------------------------------------------------------- bodies
 
@@ -198,7 +199,7 @@ func randomSuffix() string {
 // uid, creationTimestamp, resourceVersion and generation; call
 // prepareStatusOnCreate so that a client cannot invent a status.
 func (s *server) create(w http.ResponseWriter, r *http.Request, req request) {
-	// TODO: decode the body, fill in what only the server decides (generation 1 if hasGeneration), validate, refuse a resourceVersion the client set (resourceVersionOnCreate), store it (with warnUnknownFields on the response) under a new key and answer 201 with the stored object.
+	// TODO: decode the body, fill in what only the server decides (generation 1 if hasGeneration), validate, refuse a resourceVersion the client set (resourceVersionOnCreate), store it (with warnUnknownFields on the response) under a new key and answer 201 with the stored object. From task 16, pass a namespace through prepareNamespace before validating it.
 	panic("not implemented: create")
 }
 
@@ -261,7 +262,7 @@ func (s *server) update(w http.ResponseWriter, r *http.Request, req request) {
 // gets its change applied to the latest version (upstream's unconditional
 // update), retrying when another writer got there first.
 func (s *server) write(w http.ResponseWriter, r *http.Request, req request, change func(old api.Object) (api.Object, *api.Status)) {
-	// TODO: read the stored object, compute the new one with change, reject a stale resourceVersion, merge, validate (and validatePodUpdate for a pod's own PUT), and compare-and-swap it in on the mod_revision you read.
+	// TODO: read the stored object, compute the new one with change, reject a stale resourceVersion, merge, validate (and validatePodUpdate for a pod's own PUT), and compare-and-swap it in on the mod_revision you read. From task 13, the write that leaves an object being deleted without finalizers deletes it instead; from task 16, not while namespaceHeld says a namespace's spec.finalizers still hold it, and even when the write changes nothing else.
 	panic("not implemented: write")
 }
 
@@ -269,7 +270,7 @@ func (s *server) write(w http.ResponseWriter, r *http.Request, req request, chan
 // subresource: a write to the object cannot change its status, a write to
 // status can change nothing else, and the server-owned metadata stays.
 func (s *server) merge(req request, old, obj api.Object) api.Object {
-	// TODO: keep what the server owns from old (uid, creationTimestamp, deletion fields, generation, status) in obj, count a spec change in generation for kinds that have one (hasGeneration), and hand status writes to mergeStatus.
+	// TODO: keep what the server owns from old (uid, creationTimestamp, deletion fields, generation, status) in obj, count a spec change in generation for kinds that have one (hasGeneration), and hand status writes to mergeStatus. From task 16, pass a namespace written through the main resource or finalize to prepareNamespace.
 	panic("not implemented: merge")
 }
 
@@ -289,8 +290,32 @@ func mergeStatus(kind api.Kind, old, obj api.Object) api.Object {
 // delete serves DELETE on an object, with DeleteOptions in the body and
 // gracePeriodSeconds or propagationPolicy in the query.
 func (s *server) delete(w http.ResponseWriter, r *http.Request, req request) {
-	// TODO: delete the object named by req, honouring the DeleteOptions' preconditions (preconditionFailed), its finalizers and a pod's grace period; bumpGeneration when you first set deletionTimestamp.
+	// TODO: delete the object named by req, honouring the DeleteOptions' preconditions (preconditionFailed), its finalizers and a pod's grace period; bumpGeneration when you first set deletionTimestamp. From task 16, a namespace's first DELETE only marks it (deletionTimestamp, status.phase Terminating) and answers 200 with it; a later one answers with it unchanged while namespaceHeld, and deletes it as any object once not.
 	panic("not implemented: delete")
+}
+
+// ---------------------------------------------------------------- namespaces
+
+// A namespace is deleted in two steps (task 16). Its DELETE marks it
+// Terminating; the namespace controller (exercise 12) deletes everything
+// in it, then writes namespaces/{name}/finalize without its finalizer
+// "kubernetes"; that write, leaving spec.finalizers empty, removes the
+// namespace.
+
+// prepareNamespace applies the namespace's own rules to a namespace about
+// to be written: on create (old is nil), through the main resource (sub
+// ""), or through the finalize subresource (sub "finalize"). Your merge
+// already keeps the stored status for both kinds of write.
+func prepareNamespace(sub string, old, ns *api.Namespace) {
+	// TODO: on create, add api.FinalizerKubernetes to ns.Spec.Finalizers unless it is there; on a write of the namespace itself, keep old's spec.finalizers, so that only finalize changes them.
+	panic("not implemented: prepareNamespace")
+}
+
+// namespaceHeld says whether obj is a namespace that finalizers in its
+// spec still hold: such a namespace stays even with no metadata.finalizers.
+func namespaceHeld(obj api.Object) bool {
+	// TODO: report whether obj is a namespace whose spec.finalizers is not empty.
+	panic("not implemented: namespaceHeld")
 }
 
 // addFinalizer adds f to m's finalizers unless it is there; it reports

@@ -48,6 +48,7 @@ func Run(t *testing.T, newServer func(storage.Store) http.Handler) {
 		step("13-delete", deletion),
 		step("14-discovery", discovery),
 		step("15-table", table),
+		step("16-namespace-lifecycle", namespaceLifecycle),
 	})
 }
 
@@ -1612,5 +1613,196 @@ func table(e *env) {
 	l, r := e.listPods(podsPath)
 	if l.Kind != "PodList" {
 		t.Fatalf("%s with Accept application/json: kind %q, want PodList", r.call, l.Kind)
+	}
+}
+
+// ------------------------------------------------------------ 16
+
+const namespacesPath = "/api/v1/namespaces"
+
+func newNamespace(name string, finalizers ...api.FinalizerName) *api.Namespace {
+	return &api.Namespace{
+		TypeMeta:   api.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: api.ObjectMeta{Name: name},
+		Spec:       api.NamespaceSpec{Finalizers: finalizers},
+	}
+}
+
+func (e *env) getNamespace(name string) *api.Namespace {
+	e.t.Helper()
+	r := e.expect(http.StatusOK, http.MethodGet, namespacesPath+"/"+name, nil)
+	var out api.Namespace
+	e.into(r, &out)
+	return &out
+}
+
+func finalizersString(f []api.FinalizerName) string {
+	s := make([]string, len(f))
+	for i, x := range f {
+		s[i] = string(x)
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+// namespaceLifecycle: a namespace is deleted in two steps. Create puts
+// the namespace controller's finalizer "kubernetes" in spec.finalizers
+// (pkg/registry/core/namespace/strategy.go, PrepareForCreate); the first
+// DELETE only marks the namespace, deletionTimestamp and phase
+// Terminating, and later ones leave it while spec.finalizers hold it
+// (pkg/registry/core/namespace/storage/storage.go, REST.Delete); a PUT of
+// the namespace cannot change spec.finalizers (PrepareForUpdate), only
+// namespaces/{name}/finalize can, and keeps the status
+// (namespaceFinalizeStrategy); the write that leaves both spec.finalizers
+// and metadata.finalizers empty on a namespace being deleted removes it
+// (ShouldDeleteNamespaceDuringUpdate).
+func namespaceLifecycle(e *env) {
+	t := e.t
+	devPath := namespacesPath + "/dev"
+
+	// Create: Active, held by "kubernetes", whatever the body said.
+	body := newNamespace("dev")
+	body.Status.Phase = api.NamespaceTerminating
+	r := e.expect(http.StatusCreated, http.MethodPost, namespacesPath, body)
+	var created api.Namespace
+	e.into(r, &created)
+	if got := finalizersString(created.Spec.Finalizers); got != "[kubernetes]" || created.Status.Phase != api.NamespaceActive {
+		t.Fatalf("%s with no finalizers and phase Terminating: spec.finalizers %s, status.phase %q, want [kubernetes] and Active (a new namespace is Active, and held by the namespace controller's finalizer)", r.call, got, created.Status.Phase)
+	}
+	r = e.expect(http.StatusCreated, http.MethodPost, namespacesPath, newNamespace("held", "example.com/x"))
+	var held api.Namespace
+	e.into(r, &held)
+	if got := finalizersString(held.Spec.Finalizers); got != "[example.com/x kubernetes]" {
+		t.Fatalf("%s with spec.finalizers [example.com/x]: spec.finalizers %s, want [example.com/x kubernetes] (kubernetes added when it is missing)", r.call, got)
+	}
+	r = e.expect(http.StatusCreated, http.MethodPost, namespacesPath, newNamespace("once", api.FinalizerKubernetes))
+	var once api.Namespace
+	e.into(r, &once)
+	if got := finalizersString(once.Spec.Finalizers); got != "[kubernetes]" {
+		t.Fatalf("%s with spec.finalizers [kubernetes]: spec.finalizers %s, want [kubernetes] (added only when missing)", r.call, got)
+	}
+
+	// A PUT of the namespace itself cannot change spec.finalizers.
+	ns := e.getNamespace("dev")
+	ns.Spec.Finalizers = nil
+	ns.Labels = map[string]string{"team": "a"}
+	r = e.expect(http.StatusOK, http.MethodPut, devPath, ns)
+	if got := e.getNamespace("dev"); finalizersString(got.Spec.Finalizers) != "[kubernetes]" || got.Labels["team"] != "a" {
+		t.Fatalf("%s with spec.finalizers [] and a label: spec.finalizers %s, labels %v, want [kubernetes] (only namespaces/dev/finalize changes them) and team=a", r.call, finalizersString(got.Spec.Finalizers), got.Labels)
+	}
+
+	// The first DELETE marks it, and answers with it.
+	r = e.expect(http.StatusOK, http.MethodDelete, devPath, nil)
+	var marked api.Namespace
+	e.into(r, &marked)
+	if marked.Kind != "Namespace" || marked.DeletionTimestamp == nil || marked.Status.Phase != api.NamespaceTerminating {
+		t.Fatalf("%s = %s\n\twant 200 with the Namespace, marked: a deletionTimestamp and status.phase Terminating", r.call, r.describe())
+	}
+	r = e.request(http.MethodGet, devPath, nil)
+	if r.code != http.StatusOK {
+		t.Fatalf("%s after the first DELETE = %s, want 200: the namespace stays, Terminating, until the namespace controller has emptied it and finalized it", r.call, r.describe())
+	}
+	got := e.getNamespace("dev")
+	if got.DeletionTimestamp == nil || got.Status.Phase != api.NamespaceTerminating || finalizersString(got.Spec.Finalizers) != "[kubernetes]" {
+		t.Fatalf("GET %s after DELETE: deletionTimestamp %v, status.phase %q, spec.finalizers %s, want set, Terminating, [kubernetes]", devPath, got.DeletionTimestamp, got.Status.Phase, finalizersString(got.Spec.Finalizers))
+	}
+
+	// A write to it keeps it: spec.finalizers hold it, even with no
+	// metadata.finalizers.
+	got.Labels = map[string]string{"team": "b"}
+	r = e.expect(http.StatusOK, http.MethodPut, devPath, got)
+	r2 := e.request(http.MethodGet, devPath, nil)
+	if r2.code != http.StatusOK {
+		t.Fatalf("%s of a Terminating namespace with spec.finalizers [kubernetes] and no metadata.finalizers, then %s = %s, want 200: the finalizers in its spec still hold it", r.call, r2.call, r2.describe())
+	}
+	got = e.getNamespace("dev")
+
+	// A second DELETE changes nothing while spec.finalizers hold it.
+	r = e.expect(http.StatusOK, http.MethodDelete, devPath, nil)
+	var again api.Namespace
+	e.into(r, &again)
+	if r2 = e.request(http.MethodGet, devPath, nil); r2.code != http.StatusOK {
+		t.Fatalf("%s a second time, then %s = %s, want 200: while spec.finalizers hold a namespace, a later DELETE leaves it as it is", r.call, r2.call, r2.describe())
+	}
+	after := e.getNamespace("dev")
+	if again.Name != "dev" || again.ResourceVersion != got.ResourceVersion || after.ResourceVersion != got.ResourceVersion {
+		t.Fatalf("%s a second time: answered resourceVersion %q, then GET %q, want 200 with the namespace unchanged (resourceVersion %s): spec.finalizers still hold it", r.call, again.ResourceVersion, after.ResourceVersion, got.ResourceVersion)
+	}
+
+	// finalize changes spec.finalizers, and keeps the status.
+	fin := e.getNamespace("dev")
+	fin.Spec.Finalizers = []api.FinalizerName{api.FinalizerKubernetes, "example.com/x"}
+	fin.Status.Phase = api.NamespaceActive
+	r = e.expect(http.StatusOK, http.MethodPut, devPath+"/finalize", fin)
+	got = e.getNamespace("dev")
+	if finalizersString(got.Spec.Finalizers) != "[kubernetes example.com/x]" || got.Status.Phase != api.NamespaceTerminating {
+		t.Fatalf("%s with spec.finalizers [kubernetes example.com/x] and phase Active: spec.finalizers %s, status.phase %q, want [kubernetes example.com/x] and Terminating (finalize writes the finalizers, not the status)", r.call, finalizersString(got.Spec.Finalizers), got.Status.Phase)
+	}
+
+	// The finalize that leaves none removes it.
+	got.Spec.Finalizers = nil
+	r = e.expect(http.StatusOK, http.MethodPut, devPath+"/finalize", got)
+	r2 = e.request(http.MethodGet, devPath, nil)
+	if r2.code != http.StatusNotFound {
+		t.Fatalf("%s with spec.finalizers [] on a Terminating namespace, then %s = %s, want 404: the last finalizer is gone, the namespace with it", r.call, r2.call, r2.describe())
+	}
+
+	// A namespace that is not being deleted, finalized to nothing, stays
+	// Active; its first DELETE still only marks it, the second removes it.
+	st := e.getNamespace("once")
+	st.Spec.Finalizers = nil
+	r = e.expect(http.StatusOK, http.MethodPut, namespacesPath+"/once/finalize", st)
+	r2 = e.request(http.MethodGet, namespacesPath+"/once", nil)
+	if r2.code != http.StatusOK {
+		t.Fatalf("%s with spec.finalizers [] on an Active namespace, then %s = %s, want 200: only a namespace being deleted goes", r.call, r2.call, r2.describe())
+	}
+	if got := e.getNamespace("once"); len(got.Spec.Finalizers) != 0 || got.Status.Phase != api.NamespaceActive {
+		t.Fatalf("%s with spec.finalizers []: spec.finalizers %s, status.phase %q, want [] and Active", r.call, finalizersString(got.Spec.Finalizers), got.Status.Phase)
+	}
+	r = e.expect(http.StatusOK, http.MethodDelete, namespacesPath+"/once", nil)
+	if r2 = e.request(http.MethodGet, namespacesPath+"/once", nil); r2.code != http.StatusOK {
+		t.Fatalf("%s of a namespace with no finalizers at all, then %s = %s, want 200: the first DELETE only marks a namespace, even one nothing holds", r.call, r2.call, r2.describe())
+	}
+	if got := e.getNamespace("once"); got.Status.Phase != api.NamespaceTerminating {
+		t.Fatalf("%s of a namespace with no finalizers at all: status.phase %q, want Terminating (the first DELETE only marks a namespace)", r.call, got.Status.Phase)
+	}
+	r = e.expect(http.StatusOK, http.MethodDelete, namespacesPath+"/once", nil)
+	r2 = e.request(http.MethodGet, namespacesPath+"/once", nil)
+	if r2.code != http.StatusNotFound {
+		t.Fatalf("%s a second time, with no finalizers left, then %s = %s, want 404", r.call, r2.call, r2.describe())
+	}
+
+	// A Terminating namespace that nothing holds goes with the next
+	// finalize, even one that changes nothing: the namespace controller's
+	// last write.
+	e.expect(http.StatusCreated, http.MethodPost, namespacesPath, newNamespace("bare"))
+	b := e.getNamespace("bare")
+	b.Spec.Finalizers = nil
+	e.expect(http.StatusOK, http.MethodPut, namespacesPath+"/bare/finalize", b)
+	e.expect(http.StatusOK, http.MethodDelete, namespacesPath+"/bare", nil)
+	b = e.getNamespace("bare")
+	r = e.expect(http.StatusOK, http.MethodPut, namespacesPath+"/bare/finalize", b)
+	r2 = e.request(http.MethodGet, namespacesPath+"/bare", nil)
+	if r2.code != http.StatusNotFound {
+		t.Fatalf("%s of a Terminating namespace with no finalizers at all, with spec.finalizers [] (no change), then %s = %s, want 404: a write that leaves a namespace being deleted with no finalizers removes it, even when it changes nothing", r.call, r2.call, r2.describe())
+	}
+
+	// metadata.finalizers hold a namespace too.
+	h := e.getNamespace("held")
+	h.Finalizers = []string{"example.com/meta"}
+	e.expect(http.StatusOK, http.MethodPut, namespacesPath+"/held", h)
+	e.expect(http.StatusOK, http.MethodDelete, namespacesPath+"/held", nil)
+	h = e.getNamespace("held")
+	h.Spec.Finalizers = nil
+	r = e.expect(http.StatusOK, http.MethodPut, namespacesPath+"/held/finalize", h)
+	r2 = e.request(http.MethodGet, namespacesPath+"/held", nil)
+	if r2.code != http.StatusOK {
+		t.Fatalf("%s with spec.finalizers [] while metadata.finalizers is [example.com/meta], then %s = %s, want 200: metadata.finalizers still hold it", r.call, r2.call, r2.describe())
+	}
+	h = e.getNamespace("held")
+	h.Finalizers = nil
+	r = e.expect(http.StatusOK, http.MethodPut, namespacesPath+"/held", h)
+	r2 = e.request(http.MethodGet, namespacesPath+"/held", nil)
+	if r2.code != http.StatusNotFound {
+		t.Fatalf("%s without its last metadata finalizer, spec.finalizers already empty, then %s = %s, want 404", r.call, r2.call, r2.describe())
 	}
 }

@@ -403,6 +403,249 @@ var mutants = map[string]mutant{
 			h.ServeHTTP(w, r)
 		})
 	}, fails: []string{"04-update-conflict"}},
+	// The namespace strategies (step 16), each with one rule broken.
+	// A namespace's DELETE removes it at once, like any object's.
+	"namespace-delete-at-once": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return onNamespace(h, http.MethodDelete, "", func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+			kv, err := st.Get(r.Context(), storeKey(r.URL.Path, ""))
+			if err != nil {
+				h.ServeHTTP(w, r)
+				return
+			}
+			_, _, _ = storage.CompareAndDelete(r.Context(), st, kv.Key, kv.ModRevision)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(kv.Value)
+		})
+	}, fails: []string{"16-namespace-lifecycle"}},
+	// A later DELETE removes a Terminating namespace that spec.finalizers
+	// still hold.
+	"namespace-second-delete-removes": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return onNamespace(h, http.MethodDelete, "", func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+			if kv, err := st.Get(r.Context(), storeKey(r.URL.Path, "")); err == nil && bytes.Contains(kv.Value, []byte(`"deletionTimestamp"`)) {
+				_, _, _ = storage.CompareAndDelete(r.Context(), st, kv.Key, kv.ModRevision)
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write(kv.Value)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}, fails: []string{"16-namespace-lifecycle"}},
+	// The first DELETE sets the deletionTimestamp but leaves the phase
+	// Active.
+	"namespace-not-terminating": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return onNamespace(h, http.MethodDelete, "", func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			patchStored(r.Context(), st, storeKey(r.URL.Path, ""), func(doc map[string]any) bool {
+				status, _ := doc["status"].(map[string]any)
+				if status == nil || status["phase"] != "Terminating" {
+					return false
+				}
+				status["phase"] = "Active"
+				return true
+			})
+			body := bytes.Replace(rec.Body.Bytes(), []byte(`"phase":"Terminating"`), []byte(`"phase":"Active"`), 1)
+			rec.Body = bytes.NewBuffer(body)
+			copyRecorded(w, rec)
+		})
+	}, fails: []string{"16-namespace-lifecycle"}},
+	// PUT namespaces/{name}/finalize answers with the namespace and
+	// changes nothing.
+	"namespace-finalize-ignored": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return onNamespace(h, http.MethodPut, "finalize", func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+			get := httptest.NewRequest(http.MethodGet, strings.TrimSuffix(r.URL.Path, "/finalize"), nil)
+			h.ServeHTTP(w, get.WithContext(r.Context()))
+		})
+	}, fails: []string{"16-namespace-lifecycle"}},
+	// finalize takes the status too.
+	"namespace-finalize-takes-status": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return onNamespace(h, http.MethodPut, "finalize", func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+			data, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(data))
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			var body map[string]any
+			if rec.Code == http.StatusOK && json.Unmarshal(data, &body) == nil {
+				patchStored(r.Context(), st, storeKey(strings.TrimSuffix(r.URL.Path, "/finalize"), ""), func(doc map[string]any) bool {
+					doc["status"] = body["status"]
+					return true
+				})
+			}
+			copyRecorded(w, rec)
+		})
+	}, fails: []string{"16-namespace-lifecycle"}},
+	// A PUT of the namespace itself writes spec.finalizers, as finalize
+	// does.
+	"namespace-update-writes-finalizers": {handler: func(_ storage.Store, h http.Handler) http.Handler {
+		return onNamespace(h, http.MethodPut, "", func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+			r.URL.Path += "/finalize"
+			h.ServeHTTP(w, r)
+		})
+	}, fails: []string{"16-namespace-lifecycle"}},
+	// A write that leaves no metadata.finalizers on a Terminating
+	// namespace removes it, whatever its spec.finalizers say.
+	"namespace-write-ignores-spec-finalizers": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return onNamespace(h, http.MethodPut, "", func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			var doc struct {
+				Metadata struct {
+					DeletionTimestamp *string  `json:"deletionTimestamp"`
+					Finalizers        []string `json:"finalizers"`
+				} `json:"metadata"`
+			}
+			if rec.Code == http.StatusOK && json.Unmarshal(rec.Body.Bytes(), &doc) == nil && doc.Metadata.DeletionTimestamp != nil && len(doc.Metadata.Finalizers) == 0 {
+				if kv, err := st.Get(r.Context(), storeKey(r.URL.Path, "")); err == nil {
+					_, _, _ = storage.CompareAndDelete(r.Context(), st, kv.Key, kv.ModRevision)
+				}
+			}
+			copyRecorded(w, rec)
+		})
+	}, fails: []string{"16-namespace-lifecycle"}},
+	// The finalize that empties spec.finalizers of a Terminating
+	// namespace removes it, whatever metadata.finalizers say.
+	"namespace-finalize-ignores-metadata-finalizers": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return onNamespace(h, http.MethodPut, "finalize", func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+			h.ServeHTTP(w, r)
+			removeNamespaceIf(r, st, func(deleting bool, spec, meta int) bool { return deleting && spec == 0 })
+		})
+	}, fails: []string{"16-namespace-lifecycle"}},
+	// The finalize that empties spec.finalizers removes an Active
+	// namespace too.
+	"namespace-finalize-removes-active": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return onNamespace(h, http.MethodPut, "finalize", func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+			h.ServeHTTP(w, r)
+			removeNamespaceIf(r, st, func(deleting bool, spec, meta int) bool { return spec == 0 && meta == 0 })
+		})
+	}, fails: []string{"16-namespace-lifecycle"}},
+	// The first DELETE of a namespace that nothing holds removes it at
+	// once.
+	"namespace-unheld-delete-at-once": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return onNamespace(h, http.MethodDelete, "", func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+			unheld := false
+			removeNamespaceIf(r, st, func(deleting bool, spec, meta int) bool {
+				unheld = !deleting && spec == 0 && meta == 0
+				return false
+			})
+			h.ServeHTTP(w, r)
+			removeNamespaceIf(r, st, func(bool, int, int) bool { return unheld })
+		})
+	}, fails: []string{"16-namespace-lifecycle"}},
+	// A later DELETE never removes a Terminating namespace, even once
+	// nothing holds it.
+	"namespace-delete-never-removes": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return onNamespace(h, http.MethodDelete, "", func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+			if kv, err := st.Get(r.Context(), storeKey(r.URL.Path, "")); err == nil && bytes.Contains(kv.Value, []byte(`"deletionTimestamp"`)) {
+				get := httptest.NewRequest(http.MethodGet, r.URL.Path, nil)
+				h.ServeHTTP(w, get.WithContext(r.Context()))
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}, fails: []string{"16-namespace-lifecycle"}},
+	// A finalize that changes nothing is not written, and so does not
+	// remove a Terminating namespace that nothing holds.
+	"namespace-unchanged-finalize-keeps": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return onNamespace(h, http.MethodPut, "finalize", func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+			data, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(data))
+			var body struct {
+				Spec struct {
+					Finalizers []string `json:"finalizers"`
+				} `json:"spec"`
+			}
+			empty := false
+			_ = json.Unmarshal(data, &body)
+			removeNamespaceIf(r, st, func(deleting bool, spec, meta int) bool {
+				empty = deleting && spec == 0 && meta == 0 && len(body.Spec.Finalizers) == 0
+				return false
+			})
+			if empty {
+				get := httptest.NewRequest(http.MethodGet, strings.TrimSuffix(r.URL.Path, "/finalize"), nil)
+				h.ServeHTTP(w, get.WithContext(r.Context()))
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}, fails: []string{"16-namespace-lifecycle"}},
+	// Create leaves spec.finalizers as the client sent them.
+	"namespace-create-without-kubernetes": {handler: func(st storage.Store, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost || r.URL.Path != "/api/v1/namespaces" {
+				h.ServeHTTP(w, r)
+				return
+			}
+			data, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(data))
+			var sent struct {
+				Metadata struct{ Name string } `json:"metadata"`
+				Spec     map[string]any        `json:"spec"`
+			}
+			_ = json.Unmarshal(data, &sent)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if rec.Code == http.StatusCreated {
+				undo := func(doc map[string]any) bool {
+					if sent.Spec == nil {
+						delete(doc, "spec")
+					} else {
+						doc["spec"] = sent.Spec
+					}
+					return true
+				}
+				patchStored(r.Context(), st, storeKey(r.URL.Path, sent.Metadata.Name), undo)
+				var doc map[string]any
+				if json.Unmarshal(rec.Body.Bytes(), &doc) == nil && undo(doc) {
+					data, _ := json.Marshal(doc)
+					rec.Body = bytes.NewBuffer(data)
+				}
+			}
+			copyRecorded(w, rec)
+		})
+	}, fails: []string{"16-namespace-lifecycle"}},
+}
+
+// removeNamespaceIf deletes the namespace r names from the store when
+// remove says so of it: whether it has a deletionTimestamp, and how many
+// spec.finalizers and metadata.finalizers it has.
+func removeNamespaceIf(r *http.Request, st storage.Store, remove func(deleting bool, spec, meta int) bool) {
+	path := strings.TrimSuffix(r.URL.Path, "/finalize")
+	kv, err := st.Get(r.Context(), storeKey(path, ""))
+	if err != nil {
+		return
+	}
+	var doc struct {
+		Metadata struct {
+			DeletionTimestamp *string  `json:"deletionTimestamp"`
+			Finalizers        []string `json:"finalizers"`
+		} `json:"metadata"`
+		Spec struct {
+			Finalizers []string `json:"finalizers"`
+		} `json:"spec"`
+	}
+	if json.Unmarshal(kv.Value, &doc) != nil {
+		return
+	}
+	if remove(doc.Metadata.DeletionTimestamp != nil, len(doc.Spec.Finalizers), len(doc.Metadata.Finalizers)) {
+		_, _, _ = storage.CompareAndDelete(r.Context(), st, kv.Key, kv.ModRevision)
+	}
+}
+
+// onNamespace sends the requests of method to one namespace (sub "") or
+// to its subresource sub through f, and the others straight to h.
+func onNamespace(h http.Handler, method, sub string, f func(http.ResponseWriter, *http.Request, http.Handler)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+		want := 4
+		if sub != "" {
+			want = 5
+		}
+		if r.Method == method && len(segs) == want && segs[0] == "api" && segs[2] == "namespaces" && (sub == "" || segs[4] == sub) {
+			f(w, r, h)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func TestSuiteCatchesBugs(t *testing.T) {
@@ -432,7 +675,7 @@ func TestSuiteCatchesBugs(t *testing.T) {
 				}
 			}
 			sort.Strings(failed)
-			if strings.Join(failed, " ") != strings.Join(want, " ") || passed+len(failed) != 15 {
+			if strings.Join(failed, " ") != strings.Join(want, " ") || passed+len(failed) != 16 {
 				t.Errorf("the suite against an apiserver with bug %q: failed steps %v (%d passed), want exactly %v failed and the other steps passed; output:\n%s", name, failed, passed, want, out)
 			}
 		})

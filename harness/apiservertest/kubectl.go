@@ -18,7 +18,8 @@ import (
 )
 
 // RunKubectl drives an apiserver with the real kubectl, the way a user
-// would: get, create, apply twice, get -o yaml, get -w, delete. It is not
+// would: get, create, apply twice, get -o yaml, get -w, delete, and a
+// namespace's delete that leaves it Terminating. It is not
 // graded (a learner may not have kubectl); it is skipped, with the reason,
 // when kubectl is not on PATH.
 func RunKubectl(t *testing.T, newServer func(storage.Store) http.Handler) {
@@ -186,6 +187,18 @@ spec:
 
 	expect(run(false, "delete", "-f", pod), `pod "web" deleted`, "kubectl delete -f pod.yaml")
 	expect(run(true, "get", "pod", "web"), `pods "web" not found`, "kubectl get pod web (after delete)")
+
+	// A namespace is deleted in two steps: the DELETE marks it
+	// Terminating, and with no namespace controller here it stays so
+	// (kubectl delete would wait for it to go without --wait=false).
+	ns := write("ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: dev\n")
+	expect(run(false, "create", "-f", ns), "namespace/dev created", "kubectl create -f ns.yaml")
+	expect(run(false, "delete", "namespace", "dev", "--wait=false"), `namespace "dev" deleted`, "kubectl delete namespace dev --wait=false")
+	out = run(false, "get", "namespace", "dev")
+	for _, want := range []string{"STATUS", "dev", "Terminating"} {
+		expect(out, want, "kubectl get namespace dev (after delete)")
+	}
+	expect(run(false, "get", "namespace", "dev", "-o", "jsonpath={.spec.finalizers}"), "kubernetes", "kubectl get namespace dev -o jsonpath={.spec.finalizers}")
 }
 
 // Kubeconfig is a kubeconfig for an apiserver at server without

@@ -28,10 +28,16 @@ func NewController(name, dir string, newFn func() Component) Controller {
 	return Controller{Name: name, Component: c}
 }
 
+// NamespaceControllerName names the one entry of exercise 12's New, which
+// runs two of kube-controller-manager's loops: upstream's
+// names.NamespaceController and names.ServiceAccountController
+// (cmd/kube-controller-manager/names/controller_names.go).
+const NamespaceControllerName = "namespace-controller and serviceaccount-controller"
+
 // ControllerManager runs controllers side by side, as
 // kube-controller-manager runs its loops (cmd/kube-controller-manager/
 // app/controllermanager.go, StartControllers: one goroutine each): the
-// exercises 07 to 11 each add theirs to the list the cluster program
+// exercises 07 to 12 each add theirs to the list the cluster program
 // makes (07's ReplicaSet controller, 08's garbage collector, 09's
 // Deployment controller, which rolls a Deployment out through
 // ReplicaSets that 07's controller fills with pods, 10's Job controller
@@ -39,8 +45,11 @@ func NewController(name, dir string, newFn func() Component) Controller {
 // both, whose TTL deletion in the foreground needs 08 to take a Job's
 // pods, and 11's node lifecycle controller with the taint eviction
 // controller, one entry too, made with the options of Parts.NodeLifecycle,
-// whose pods evicted from an unreachable node 07 replaces). It is the
-// Component of Parts.Controllers.
+// whose pods evicted from an unreachable node 07 replaces, and 12's
+// namespace controller with the ServiceAccount controller, one entry
+// too, NamespaceControllerName, which empties a deleted namespace of
+// every kind and gives each namespace its default ServiceAccount). It is
+// the Component of Parts.Controllers.
 type ControllerManager []Controller
 
 // Run starts every controller and returns once each has returned. A

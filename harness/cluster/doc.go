@@ -46,8 +46,9 @@
 //     third, exercise 10's Job and TTL-after-finished controllers (one
 //     New) the fourth, exercise 11's node lifecycle and taint eviction
 //     controllers (one New, with serve's --node-monitor-period and
-//     --node-monitor-grace-period) the fifth (NewController says which
-//     exercise a New that panics belongs to).
+//     --node-monitor-grace-period) the fifth, exercise 12's namespace
+//     and ServiceAccount controllers (one New) the sixth (NewController
+//     says which exercise a New that panics belongs to).
 //  7. Main: the program's command line, `serve` and `restore`, with
 //     messages that say what to do (a part that panics "not implemented"
 //     names its exercise; a corrupt or busy store and a port in use are

@@ -52,12 +52,15 @@ type Parts struct {
 	// as kube-controller-manager: a ControllerManager with exercise 07's
 	// ReplicaSet controller around exercise 01's Plan, exercise 08's
 	// garbage collector, exercise 09's Deployment controller and
-	// exercise 10's Job and TTL-after-finished controllers and exercise
-	// 11's node lifecycle and taint eviction controllers (and, with the
+	// exercise 10's Job and TTL-after-finished controllers, exercise
+	// 11's node lifecycle and taint eviction controllers and exercise
+	// 12's namespace and ServiceAccount controllers (and, with the
 	// exercises after them, the others), each made with NewController.
 	// Absent: a ReplicaSet makes no pods, a Deployment no ReplicaSet, a
-	// Job no pods, deleting an owner leaves its dependents, and a node
-	// that stops renewing its Lease stays Ready with its pods.
+	// Job no pods, deleting an owner leaves its dependents, a node that
+	// stops renewing its Lease stays Ready with its pods, a deleted
+	// namespace stays Terminating with its content, and a namespace gets
+	// no default ServiceAccount.
 	Controllers func(client.Interface) Component
 	// NodeLifecycle, when Controllers runs exercise 11's node lifecycle
 	// and taint eviction controllers, points at the options they are

@@ -42,7 +42,11 @@
 // version conditions always take their ok variants here); every object is
 // listed and deleted one by one (upstream tries deletecollection first);
 // there is no resync of namespaces and no per-namespace cache of
-// unsupported operations; the ServiceAccount controller makes no token
+// unsupported operations; a namespace being deleted is synced at once
+// (upstream waits namespaceDeletionGracePeriod, 5s, for other apiservers
+// to see the deletion); the pods' grace is counted in full at every pass
+// (upstream counts only what is left of it since the namespace's
+// deletionTimestamp); the ServiceAccount controller makes no token
 // Secrets (nor does upstream since 1.24).
 package namespaces
 
@@ -363,7 +367,9 @@ func DefaultKinds() []api.Kind {
 //     AddAfter on the clock; Finalize writes the namespace through the
 //     finalize subresource (the client's Finalize) with spec.finalizers as
 //     Finalize says (on a Conflict, read again and try again; NotFound is
-//     fine) and Forgets the key. Any error of the sync itself puts the key
+//     fine) and Forgets the key. When Finalize gives the finalizers the
+//     namespace already has (another finalizer than "kubernetes" holds
+//     it), nothing is written: the apiserver would change nothing. Any error of the sync itself puts the key
 //     back with AddRateLimited.
 //  7. The ServiceAccount controller has informers on namespaces and
 //     ServiceAccounts; a namespace added or updated puts its name in a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,8 @@ func reachedBack(t *testing.T) (*client.Fake, client.Interface) {
 var (
 	podKind, _  = api.LookupResource("", "v1", "pods")
 	nodeKind, _ = api.LookupResource("", "v1", "nodes")
+
+	namespaceKind, _ = api.LookupResource("", "v1", "namespaces")
 )
 
 func testPod(name string) *api.Pod {
@@ -121,6 +124,32 @@ func (l *callLog) run(ctx context.Context) {
 	l.add("Delete db again", nil, err)
 	o, err = c.Create(ctx, nil)
 	l.add("Create nil", o, err)
+
+	// A namespace goes in two steps: Delete marks it, Finalize without
+	// "kubernetes" removes it (a stale one is a Conflict, a missing one
+	// NotFound).
+	o, err = c.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "dev"}})
+	l.add("Create namespace dev", o, err)
+	err = c.Delete(ctx, namespaceKind, "", "dev", client.DeleteOptions{})
+	l.add("Delete namespace dev", nil, err)
+	o, err = c.Get(ctx, namespaceKind, "", "dev")
+	l.add("Get namespace dev terminating", o, err)
+	fin, err := c.Finalize(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "dev", ResourceVersion: "1"}, Spec: api.NamespaceSpec{Finalizers: []api.FinalizerName{}}})
+	l.add("Finalize dev stale", fin, err)
+	if ns, ok := o.(*api.Namespace); ok {
+		ns.Spec.Finalizers = []api.FinalizerName{"example.com/hold"}
+		fin, err = c.Finalize(ctx, ns)
+		l.add("Finalize dev to another finalizer", fin, err)
+		if fin != nil {
+			fin.Spec.Finalizers = []api.FinalizerName{}
+			fin, err = c.Finalize(ctx, fin)
+			l.add("Finalize dev to none", fin, err)
+		}
+	}
+	o, err = c.Get(ctx, namespaceKind, "", "dev")
+	l.add("Get namespace dev finalized", o, err)
+	fin, err = c.Finalize(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "nothing"}})
+	l.add("Finalize nothing", fin, err)
 }
 
 // Every method of the client answers through the program as the
@@ -154,6 +183,12 @@ func TestClientMethodsRoundTrip(t *testing.T) {
 	// A sanity check that the log says something: an error with a Status.
 	if !strings.Contains(strings.Join(want.out, "\n"), "notfound true") {
 		t.Fatalf("the in-process log has no NotFound: %v", want.out)
+	}
+	// And the namespace went through Finalize: Terminating, then gone.
+	log := strings.Join(want.out, "\n")
+	if !strings.Contains(log, "Finalize dev to another finalizer = &api.Namespace{") || !strings.Contains(log, `Phase:"Terminating"`) ||
+		!regexp.MustCompile(`Get namespace dev finalized = .*notfound true`).MatchString(log) {
+		t.Fatalf("the in-process log does not show namespace dev finalized and gone: %v", want.out)
 	}
 }
 

@@ -39,8 +39,8 @@
 //     next): the grader shares its client (a suite's client.NewFake, or
 //     a wrapper that counts calls) on the socket that serves its stores,
 //     and the program's client calls it back, one call per method (Get,
-//     List, Create, Update, UpdateStatus, Delete, Bind) and a Watch as a
-//     stream with credit, as the store's watch.
+//     List, Create, Update, UpdateStatus, Delete, Bind, Finalize) and a
+//     Watch as a stream with credit, as the store's watch.
 //     ReplicaSetService (exercise 07): NewPod, Claim and Status as pure
 //     calls (Status's manageErr crosses as its text; nil stays nil);
 //     expectations are a handle, each method a pure call; New's
@@ -78,6 +78,16 @@
 //     of After, so the clock crosses as slots, one per call site of the
 //     implementation, each calling the grader's clock from a call site
 //     of its own.
+//     NamespaceService (exercise 12, namespace.go): Decide, Sweep,
+//     GraceEstimate, Conditions, Next, Finalize and
+//     ServiceAccountsToCreate as pure calls, as 11's (Sweep's kind whole
+//     but for its New, which the program takes from its registry); New's
+//     namespace and ServiceAccount controllers are a handle over the
+//     grader's client with the kinds as the resources they name, the
+//     ServiceAccounts and Workers as they are and the grader's Clock
+//     reached back as 10's, and Run a call that stays open while the
+//     grader's ctx lives. The client's Finalize (the namespaces/{name}/
+//     finalize subresource) crosses as its other methods.
 //  2. Speaks one protocol over unix sockets (abstract ones on Linux, so
 //     that nothing is left on disk by a grader that dies): the grader
 //     creates the program's listeners and hands them over as inherited
@@ -100,7 +110,8 @@
 //     reading and ends it with storage.ErrSlowWatcher.
 //  3. Gives the suites clients with their constructors' exact types:
 //     Plan, Labels, Opener, NewAPIServer, Admission, Scheduler,
-//     ReplicaSet, GC, Deployment, Job and NodeLifecycle, over a Program that starts
+//     ReplicaSet, GC, Deployment, Job, NodeLifecycle and Namespace, over
+//     a Program that starts
 //     $KATA_IMPL on the first call, starts a fresh one after it died, and
 //     kills and reaps every one it started when the test ends (FromEnv
 //     registers that with t.Cleanup). The environment passes through, so

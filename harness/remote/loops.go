@@ -10,14 +10,16 @@ import (
 	"github.com/kubekata/kubekata/harness/suite"
 )
 
-// What exercises 07-11 share of a controller's loop (the ReplicaSet
+// What exercises 07-12 share of a controller's loop (the ReplicaSet
 // controller, the garbage collector, the Deployment controller, the Job
-// controller, the node lifecycle controller): New makes
+// controller, the node lifecycle controller, the namespace and
+// ServiceAccount controllers): New makes
 // a handle over the grader's client and reach-backs (reachback.go), and
 // Run is a call that stays open while the grader's ctx lives (runLoop).
 
 // runner is a loop New made: a replicas.Controller, a gc.Controller, a
-// rollout.Controller, a jobs.Controller, a nodelifecycle.Controller.
+// rollout.Controller, a jobs.Controller, a nodelifecycle.Controller, a
+// namespaces.Controller.
 type runner interface {
 	Run(ctx context.Context) error
 }
@@ -75,7 +77,7 @@ func (t *loopTable) made(c runner, ck *backClock) *frame {
 
 // loopArgs are the arguments of a loop's methods: the handle they name.
 type loopArgs interface {
-	deploymentArgs | gcArgs | controllerArgs | jobArgs | nodeLifecycleArgs
+	deploymentArgs | gcArgs | controllerArgs | jobArgs | nodeLifecycleArgs | namespaceArgs
 	handleID() int64
 }
 
@@ -84,6 +86,7 @@ func (a gcArgs) handleID() int64            { return a.ID }
 func (a controllerArgs) handleID() int64    { return a.ID }
 func (a jobArgs) handleID() int64           { return a.ID }
 func (a nodeLifecycleArgs) handleID() int64 { return a.ID }
+func (a namespaceArgs) handleID() int64     { return a.ID }
 
 // addLoopMethods adds to methods the loop's methods that are the same for
 // every exercise: prefix.Run, prefix.Goroutines and prefix.Free, their

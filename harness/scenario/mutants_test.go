@@ -196,6 +196,7 @@ func wiredExercises(w program.Wiring) map[string]bool {
 		"09-deployment":       w.Deployment != "",
 		"10-job":              w.Job != "",
 		"11-nodelifecycle":    w.NodeLifecycle != "",
+		"12-namespace":        w.Namespace != "",
 	}
 }
 
@@ -487,4 +488,41 @@ func TestNodeLifecycleScenariosCatchPlantedBugs(t *testing.T) {
 		NodeLifecycle: m + "/" + internalPkg + "/mutantnodelifecycle",
 	}
 	catchPlantedBugs(t, "11-nodelifecycle", plantedNodeLifecycleBugs, w, map[string]string{"mutantnodelifecycle": "nodelifecycle.go"})
+}
+
+// The planted bugs of testdata/mutantnamespace, and the scenarios of
+// exercise 12 each must fail.
+var plantedNamespaceBugs = []plantedBug{
+	// The wrapper without a bug: every scenario passes.
+	{"", nil},
+	// The controller sees nothing in dev, deletes nothing and finalizes
+	// it at once: dev is gone before any condition says what holds it.
+	{"finalizes-with-content", []string{"namespace_delete"}},
+	// dev never gets its default ServiceAccount.
+	{"no-default-serviceaccount", []string{"namespace_delete"}},
+	// dev, emptied, stays Terminating.
+	{"never-finalizes", []string{"namespace_delete"}},
+}
+
+// Each scenario of exercise 12 fails, at one of its checks, against the
+// reference namespace and ServiceAccount controllers with a bug planted
+// in what the scenario shows, and passes against the others.
+func TestNamespaceScenariosCatchPlantedBugs(t *testing.T) {
+	needSolutions(t, "no reference namespace controller to plant bugs in, or no pipeline or ReplicaSet controller for its scenario",
+		"05-admission", "07-replicaset", "12-namespace")
+	// As kata up --reference wires it, with the namespace controller
+	// planted.
+	m := program.DefaultModule
+	w := program.Wiring{
+		Store:      m + "/solutions/03-store",
+		APIServer:  m + "/solutions/04-apiserver",
+		Pipeline:   m + "/solutions/05-admission",
+		ReplicaSet: m + "/solutions/07-replicaset",
+		Reconcile:  m + "/solutions/01-reconcile",
+		Namespace:  m + "/" + internalPkg + "/mutantnamespace",
+	}
+	wireSolutions(m, map[string]func(string){
+		"06-scheduler": func(p string) { w.Scheduler = p },
+	})
+	catchPlantedBugs(t, "12-namespace", plantedNamespaceBugs, w, map[string]string{"mutantnamespace": "namespace.go"})
 }

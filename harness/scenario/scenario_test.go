@@ -41,7 +41,9 @@ var reference = sync.OnceValues(func() (string, error) {
 	// solutions/08-garbagecollector does, the Deployment controller once
 	// solutions/09-deployment does, the Job and TTL-after-finished
 	// controllers once solutions/10-job does, the node lifecycle and
-	// taint eviction controllers once solutions/11-nodelifecycle does.
+	// taint eviction controllers once solutions/11-nodelifecycle does,
+	// the namespace and ServiceAccount controllers once
+	// solutions/12-namespace does.
 	w := program.Wiring{
 		Store:     m + "/solutions/03-store",
 		APIServer: m + "/solutions/04-apiserver",
@@ -69,6 +71,9 @@ var reference = sync.OnceValues(func() (string, error) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "solutions", "11-nodelifecycle")); err == nil {
 		w.NodeLifecycle = m + "/solutions/11-nodelifecycle"
+	}
+	if _, err := os.Stat(filepath.Join(root, "solutions", "12-namespace")); err == nil {
+		w.Namespace = m + "/solutions/12-namespace"
 	}
 	return bin, program.Build(ctx, root, w, bin)
 })

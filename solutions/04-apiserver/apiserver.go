@@ -40,7 +40,7 @@ type request struct {
 	kind      api.Kind
 	namespace string // "" for cluster-scoped kinds and all-namespace lists
 	name      string // "" for the collection
-	sub       string // "", "status", "binding" or "scale"
+	sub       string // "", "status", "binding", "scale" or "finalize"
 }
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -224,6 +224,13 @@ func (s *server) serveResource(w http.ResponseWriter, r *http.Request, req reque
 			return
 		case http.MethodPatch:
 			s.patch(w, r, req)
+			return
+		}
+	case req.sub == "finalize":
+		// namespaces/{name}/finalize: an update of spec.finalizers
+		// (pkg/registry/core/namespace/storage/storage.go, FinalizeREST).
+		if m == http.MethodPut {
+			s.update(w, r, req)
 			return
 		}
 	case req.sub == "binding":

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"time"
 
@@ -281,6 +282,9 @@ func (s *server) create(w http.ResponseWriter, r *http.Request, req request) {
 		m.Generation = 1
 	}
 	prepareStatusOnCreate(req.kind, obj)
+	if ns, ok := obj.(*api.Namespace); ok {
+		prepareNamespace("", nil, ns)
+	}
 	if errs := validate(req.kind, obj); len(errs) > 0 {
 		writeStatus(w, invalid(req.kind, m.Name, errs))
 		return
@@ -415,16 +419,14 @@ func (s *server) write(w http.ResponseWriter, r *http.Request, req request, chan
 			return
 		}
 		m = obj.GetObjectMeta()
-		value := storable(obj)
-		if bytes.Equal(value, kv.Value) {
-			// Nothing changed: no write, no new resourceVersion, no
-			// event for the watchers.
-			writeRaw(w, http.StatusOK, withRV(kv))
-			return
-		}
-		if m.DeletionTimestamp != nil && len(m.Finalizers) == 0 && (m.DeletionGracePeriodSeconds == nil || *m.DeletionGracePeriodSeconds == 0) {
+		if m.DeletionTimestamp != nil && len(m.Finalizers) == 0 && !namespaceHeld(obj) && (m.DeletionGracePeriodSeconds == nil || *m.DeletionGracePeriodSeconds == 0) {
 			// The last finalizer is gone from an object being deleted:
-			// finish the delete.
+			// finish the delete, even when the write changes nothing
+			// else (a namespace finalized with no finalizers left, as
+			// upstream's Update asks ShouldDeleteDuringUpdate before it
+			// compares). A namespace also waits for the finalizers in
+			// its spec (ShouldDeleteNamespaceDuringUpdate,
+			// pkg/registry/core/namespace/storage/storage.go).
 			_, _, err := storage.CompareAndDelete(ctx, s.store, k, kv.ModRevision)
 			if err == nil {
 				writeJSON(w, http.StatusOK, obj)
@@ -434,6 +436,13 @@ func (s *server) write(w http.ResponseWriter, r *http.Request, req request, chan
 				continue
 			}
 			writeStatus(w, storeError(req.kind, req.name, err))
+			return
+		}
+		value := storable(obj)
+		if bytes.Equal(value, kv.Value) {
+			// Nothing changed: no write, no new resourceVersion, no
+			// event for the watchers.
+			writeRaw(w, http.StatusOK, withRV(kv))
 			return
 		}
 		nkv, err := storage.CompareAndSwap(ctx, s.store, k, value, kv.ModRevision)
@@ -469,6 +478,9 @@ func (s *server) merge(req request, old, obj api.Object) api.Object {
 		if st := fieldOf(obj, "Status"); st.IsValid() {
 			st.Set(fieldOf(old, "Status"))
 		}
+	}
+	if ns, ok := obj.(*api.Namespace); ok {
+		prepareNamespace(req.sub, old.(*api.Namespace), ns)
 	}
 	if sp := fieldOf(obj, "Spec"); hasGeneration(req.kind, obj) && !jsonEqual(sp, fieldOf(old, "Spec")) {
 		// generation counts changes of the desired state, so that a
@@ -563,6 +575,15 @@ func (s *server) delete(w http.ResponseWriter, r *http.Request, req request) {
 				return
 			}
 		}
+		ns, isNamespace := obj.(*api.Namespace)
+		if isNamespace && m.DeletionTimestamp != nil && len(ns.Spec.Finalizers) > 0 {
+			// A namespace being deleted that its spec's finalizers still
+			// hold: a later DELETE changes nothing and answers with it
+			// (REST.Delete, pkg/registry/core/namespace/storage/
+			// storage.go). The namespace controller removes it.
+			writeRaw(w, http.StatusOK, withRV(kv))
+			return
+		}
 		changed := false
 		// Foreground and Orphan are finalizers the garbage collector acts
 		// on; Background (the default) deletes now and lets it clean up.
@@ -577,6 +598,15 @@ func (s *server) delete(w http.ResponseWriter, r *http.Request, req request) {
 		grace := s.gracePeriod(obj, opts.GracePeriodSeconds)
 		now := api.NewTime(s.now().Truncate(time.Second))
 		switch {
+		case isNamespace && m.DeletionTimestamp == nil:
+			// The first DELETE of a namespace only marks it, whatever
+			// holds it: deletionTimestamp, and phase Terminating, which
+			// tells the namespace controller to empty it and admission
+			// to refuse new objects in it (REST.Delete,
+			// pkg/registry/core/namespace/storage/storage.go).
+			m.DeletionTimestamp = &now
+			ns.Status.Phase = api.NamespaceTerminating
+			changed = true
 		case len(m.Finalizers) > 0:
 			// Finalizers hold the object: mark it and let their owners
 			// finish their work and remove them.
@@ -636,6 +666,42 @@ func (s *server) delete(w http.ResponseWriter, r *http.Request, req request) {
 		writeJSON(w, http.StatusOK, obj)
 		return
 	}
+}
+
+// ---------------------------------------------------------------- namespaces
+
+// A namespace is deleted in two steps. Its DELETE marks it Terminating;
+// the namespace controller (exercise 12) deletes everything in it, then
+// writes namespaces/{name}/finalize without its finalizer "kubernetes";
+// that write, leaving spec.finalizers empty, removes the namespace.
+
+// prepareNamespace applies upstream's namespace strategies
+// (pkg/registry/core/namespace/strategy.go) to a namespace about to be
+// written. On create (old is nil; PrepareForCreate) the namespace
+// controller's finalizer is added to spec.finalizers, so that no delete
+// can skip the controller; create already set the phase Active
+// (prepareStatusOnCreate). A write to the namespace itself keeps the
+// stored spec.finalizers (namespaceStrategy.PrepareForUpdate): only the
+// finalize subresource changes them (namespaceFinalizeStrategy), and
+// like every write but status, it keeps the stored status (merge).
+func prepareNamespace(sub string, old, ns *api.Namespace) {
+	switch {
+	case old == nil:
+		if !slices.Contains(ns.Spec.Finalizers, api.FinalizerKubernetes) {
+			ns.Spec.Finalizers = append(ns.Spec.Finalizers, api.FinalizerKubernetes)
+		}
+	case sub == "":
+		ns.Spec.Finalizers = old.Spec.Finalizers
+	}
+}
+
+// namespaceHeld says whether obj is a namespace that finalizers in its
+// spec still hold: it stays even with no metadata.finalizers
+// (ShouldDeleteNamespaceDuringUpdate, pkg/registry/core/namespace/
+// storage/storage.go).
+func namespaceHeld(obj api.Object) bool {
+	ns, ok := obj.(*api.Namespace)
+	return ok && len(ns.Spec.Finalizers) > 0
 }
 
 func addFinalizer(m *api.ObjectMeta, f string) bool {

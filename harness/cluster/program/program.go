@@ -104,6 +104,16 @@ type Wiring struct {
 	// flags with a warning.
 	NodeLifecycle string
 
+	// Namespace is the import path of the package with
+	// New(client.Interface, namespaces.Options) namespaces.Controller
+	// (exercise 12's New): the controller manager runs the namespace
+	// controller and the ServiceAccount controller (upstream's
+	// namespace-controller and serviceaccount-controller, one New for
+	// both) with the default options, beside the others or alone. "": a
+	// deleted namespace stays Terminating for ever, and a namespace gets
+	// no default ServiceAccount.
+	Namespace string
+
 	// Later: the other controllers, Kubelet and Proxy import paths
 	// (issues 13 to 15).
 }
@@ -116,9 +126,9 @@ func (w Wiring) module() string {
 }
 
 // controllers says whether the program runs a controller manager: one
-// of exercises 07 to 11 is wired.
+// of exercises 07 to 12 is wired.
 func (w Wiring) controllers() bool {
-	return w.ReplicaSet != "" || w.GC != "" || w.Deployment != "" || w.Job != "" || w.NodeLifecycle != ""
+	return w.ReplicaSet != "" || w.GC != "" || w.Deployment != "" || w.Job != "" || w.NodeLifecycle != "" || w.Namespace != ""
 }
 
 // from is an import path as the learner sees it: relative to the module
@@ -179,6 +189,10 @@ func (w Wiring) Source() ([]byte, error) {
 		fmt.Fprintf(&b, "\tlifecycle %q\n", w.NodeLifecycle)
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/nodelifecycle")
 	}
+	if w.Namespace != "" {
+		fmt.Fprintf(&b, "\tnamespace %q\n", w.Namespace)
+		fmt.Fprintf(&b, "\t%q\n", m+"/harness/namespaces")
+	}
 	if w.Scheduler != "" || w.controllers() {
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/client")
 	}
@@ -217,12 +231,15 @@ func (w Wiring) Source() ([]byte, error) {
 		fmt.Fprintf(&b, "\t\tSchedulerFrom: %s,\n", strconv.Quote(w.from(w.Scheduler)))
 	}
 	if w.controllers() {
-		// The controller manager's list grows with exercises 07 to 11,
+		// The controller manager's list grows with exercises 07 to 12,
 		// in course order; each New through cluster.NewController, so
 		// that one that panics is named.
 		b.WriteString("\t\tControllers: func(c client.Interface) cluster.Component {\n")
 		b.WriteString("\t\t\treturn cluster.ControllerManager{\n")
-		first := w.NodeLifecycle
+		first := w.Namespace
+		if w.NodeLifecycle != "" {
+			first = w.NodeLifecycle
+		}
 		if w.Job != "" {
 			first = w.Job
 		}
@@ -255,6 +272,12 @@ func (w Wiring) Source() ([]byte, error) {
 			// One New runs both of exercise 11's loops too.
 			fmt.Fprintf(&b, "\t\t\t\tcluster.NewController(nodelifecycle.ControllerName+\" and \"+nodelifecycle.TaintEvictionName, %s, func() cluster.Component { return lifecycle.New(c, nodeLifecycle) }),\n",
 				strconv.Quote(w.from(w.NodeLifecycle)))
+		}
+		if w.Namespace != "" {
+			// One New runs both of exercise 12's loops too
+			// (cluster.NamespaceControllerName names them).
+			fmt.Fprintf(&b, "\t\t\t\tcluster.NewController(cluster.NamespaceControllerName, %s, func() cluster.Component { return namespace.New(c, namespaces.Options{}) }),\n",
+				strconv.Quote(w.from(w.Namespace)))
 		}
 		b.WriteString("\t\t\t}\n\t\t},\n")
 		fmt.Fprintf(&b, "\t\tControllersFrom: %s,\n", strconv.Quote(w.from(first)))

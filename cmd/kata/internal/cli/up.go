@@ -46,9 +46,12 @@ import (
 // Ready Unknown, is tainted node.kubernetes.io/unreachable:NoExecute, and
 // loses its pods once their tolerationSeconds are over
 // (--node-monitor-period and --node-monitor-grace-period are its flags,
-// refused without it). Before it builds, it prints one table of the
-// parts: where each comes from, and what a user will see because one is
-// absent.
+// refused without it); once the namespace controller (12) is, the
+// controller manager runs it and the ServiceAccount controller too, and
+// a deleted namespace is emptied and then goes, and every namespace gets
+// its default ServiceAccount. Before it builds, it prints one table of
+// the parts: where each comes from, and what a user will see because one
+// is absent.
 //
 // kata never imports exercises/ or solutions/ (DESIGN rule 8): up only
 // chooses the wiring (program.Wiring: which package provides which
@@ -94,6 +97,10 @@ const (
 	// (11, one New) run in the controller manager too; the pods they
 	// delete are replaced by their owners' controllers.
 	nodeLifecycleID = "11-nodelifecycle"
+	// The namespace controller and the ServiceAccount controller (12,
+	// one New) run in the controller manager too; a namespace's content
+	// goes whichever controllers made it.
+	namespaceID = "12-namespace"
 )
 
 // beyondLoopback: without the pipeline the apiserver authenticates no one.
@@ -284,7 +291,8 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 		gc:            isDir(filepath.Join(root, "solutions", gcID)),
 		deployment:    isDir(filepath.Join(root, "solutions", deploymentID)),
 		job:           isDir(filepath.Join(root, "solutions", jobID)),
-		nodeLifecycle: isDir(filepath.Join(root, "solutions", nodeLifecycleID))}
+		nodeLifecycle: isDir(filepath.Join(root, "solutions", nodeLifecycleID)),
+		namespace:     isDir(filepath.Join(root, "solutions", namespaceID))}
 	if reference {
 		base = "solutions"
 		if !hasSolutions {
@@ -319,6 +327,9 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 	if done.nodeLifecycle {
 		w.NodeLifecycle = importPath(base + "/" + nodeLifecycleID)
 	}
+	if done.namespace {
+		w.Namespace = importPath(base + "/" + namespaceID)
+	}
 	for _, id := range []string{storeID, apiserverID} {
 		if id == storeID && (!storeDone || etcd) {
 			continue
@@ -351,6 +362,8 @@ type finished struct {
 	// nodeLifecycle: the node lifecycle and taint eviction controllers
 	// run.
 	nodeLifecycle bool
+	// namespace: the namespace and ServiceAccount controllers run.
+	namespace bool
 }
 
 // upFinished decides which of the learner's parts the cluster runs: it
@@ -363,17 +376,19 @@ type finished struct {
 // makes no pods), whether the garbage collector is (without it,
 // deleting an owner leaves its dependents), whether the Deployment
 // controller is (without it, a Deployment makes no ReplicaSet),
-// whether the Job controller is (without it, a Job makes no pods) and
+// whether the Job controller is (without it, a Job makes no pods),
 // whether the node lifecycle controller is (without it, a node that
-// stops renewing its Lease stays Ready). A part is finished when all
-// its steps pass, as kata next and kata list say.
+// stops renewing its Lease stays Ready) and whether the namespace
+// controller is (without it, a deleted namespace stays Terminating). A
+// part is finished when all its steps pass, as kata next and kata list
+// say.
 func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, error) {
 	l, err := newLearner(env)
 	if err != nil {
 		return finished{}, err
 	}
 	var exs []*course.Exercise
-	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID, reconcileID, replicasetID, gcID, deploymentID, jobID, nodeLifecycleID} {
+	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID, reconcileID, replicasetID, gcID, deploymentID, jobID, nodeLifecycleID, namespaceID} {
 		e, err := l.exercise(id)
 		if id != storeID && id != apiserverID {
 			if err != nil || !isDir(filepath.Join(root, e.ExerciseDir())) {
@@ -410,6 +425,8 @@ func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, 
 			done.job = r.Done()
 		case nodeLifecycleID:
 			done.nodeLifecycle = r.Done()
+		case namespaceID:
+			done.namespace = r.Done()
 		}
 	}
 	if !apiserver.Done() {
@@ -441,8 +458,8 @@ type futurePart struct {
 // futureParts are the parts after the apiserver, with what a user sees
 // while each is absent (DESIGN: the cluster says what is missing).
 var futureParts = []futurePart{
-	{"kubelet", "kubelet", "12", "pods are bound but never start"},
-	{"kube-proxy", "proxy", "13", "Services do not forward"},
+	{"kubelet", "kubelet", "13", "pods are bound but never start"},
+	{"kube-proxy", "proxy", "14", "Services do not forward"},
 }
 
 // printParts prints one table: each part, where it comes from, and what
@@ -555,6 +572,19 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 	default:
 		rows = append(rows, row{"node lifecycle", "absent (not in the course yet)", noNodeLifecycle})
 	}
+	// Without the namespace controller the apiserver still marks a
+	// deleted namespace Terminating, and admission refuses anything new
+	// in it, but nothing empties it or lets it go.
+	const noNamespace = "a deleted namespace stays Terminating with its content; a new namespace gets no default ServiceAccount"
+	switch {
+	case w.Namespace != "":
+		rows = append(rows, row{"namespace controller", rel(w.Namespace),
+			"a deleted namespace is emptied, then goes (kubectl delete namespace); every namespace gets its default ServiceAccount"})
+	case inCourse(namespaceID):
+		rows = append(rows, row{"namespace controller", "absent (12 not finished)", noNamespace})
+	default:
+		rows = append(rows, row{"namespace controller", "absent (not in the course yet)", noNamespace})
+	}
 	for _, f := range futureParts {
 		from := "absent (not in the course yet)"
 		if inCourse(f.topic) {
@@ -582,7 +612,7 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 func buildCluster(env *Env, root, cmd string, w program.Wiring, bin string) error {
 	rel := func(path string) string { return strings.TrimPrefix(path, course.ModulePath+"/") }
 	var with []string
-	for _, p := range []string{w.Pipeline, w.Scheduler, w.ReplicaSet, w.Reconcile, w.GC, w.Deployment, w.Job, w.NodeLifecycle} {
+	for _, p := range []string{w.Pipeline, w.Scheduler, w.ReplicaSet, w.Reconcile, w.GC, w.Deployment, w.Job, w.NodeLifecycle, w.Namespace} {
 		if p != "" {
 			with = append(with, rel(p))
 		}

@@ -97,7 +97,8 @@ func TestUpReference(t *testing.T) {
 	kubeconfig := filepath.Join(data, "kubeconfig")
 	for _, row := range [][2]string{{"store", "solutions/03-store"}, {"apiserver", "solutions/04-apiserver"}, {"pipeline", "solutions/05-admission"}, {"scheduler", "solutions/06-scheduler"},
 		{"controllers", "solutions/07-replicaset + solutions/01-reconcile"}, {"garbage collector", "solutions/08-garbagecollector"},
-		{"deployment controller", "solutions/09-deployment"}, {"job controller", "solutions/10-job"}, {"node lifecycle", "solutions/11-nodelifecycle"}} {
+		{"deployment controller", "solutions/09-deployment"}, {"job controller", "solutions/10-job"}, {"node lifecycle", "solutions/11-nodelifecycle"},
+		{"namespace controller", "solutions/12-namespace"}} {
 		re := regexp.MustCompile(`(?m)^    ` + regexp.QuoteMeta(row[0]) + ` +` + regexp.QuoteMeta(row[1]) + ` `)
 		if !re.MatchString(lastStderr.String()) {
 			t.Errorf("kata up --reference printed no row %q from %q in its table of parts; stderr:\n%s", row[0], row[1], lastStderr.String())
@@ -334,6 +335,55 @@ func TestUpReference(t *testing.T) {
 		select {
 		case <-deadline:
 			t.Fatalf("kata up --reference: 30s after the pod of Job once (ttlSecondsAfterFinished 0) succeeded: %s; want the Job and its pod gone; stderr:\n%s", gone(), lastStderr.String())
+		case <-tick.C:
+		}
+	}
+	// And exercise 12's namespace and ServiceAccount controllers: a new
+	// namespace gets its default ServiceAccount
+	// (pkg/controller/serviceaccount/serviceaccounts_controller.go,
+	// syncNamespace); deleted with a ConfigMap in it, it is emptied and
+	// goes (pkg/controller/namespace/deletion/
+	// namespaced_resources_deleter.go, Delete).
+	nsOf := client.For[*api.Namespace](client.New(url, admin.Client))
+	if _, err := nsOf.Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "dev"}}); err != nil {
+		t.Fatalf("creating namespace dev through kata up's apiserver: %v", err)
+	}
+	sas := client.For[*api.ServiceAccount](client.New(url, admin.Client))
+	saOf := func() string {
+		if _, err := sas.Get(ctx, "dev", "default"); err != nil {
+			return err.Error()
+		}
+		return ""
+	}
+	deadline = time.After(30 * time.Second)
+	for saOf() != "" {
+		select {
+		case <-deadline:
+			t.Fatalf("kata up --reference: 30s after namespace dev was created, Get(serviceaccount dev/default) = %s, want it there; stderr:\n%s", saOf(), lastStderr.String())
+		case <-tick.C:
+		}
+	}
+	if _, err := client.For[*api.ConfigMap](client.New(url, admin.Client)).Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "cm", Namespace: "dev"}}); err != nil {
+		t.Fatalf("creating configmap dev/cm through kata up's apiserver: %v", err)
+	}
+	if err := nsOf.Delete(ctx, "", "dev", client.DeleteOptions{}); err != nil {
+		t.Fatalf("deleting namespace dev through kata up's apiserver: %v", err)
+	}
+	nsGone := func() string {
+		ns, err := nsOf.Get(ctx, "", "dev")
+		switch {
+		case client.IsNotFound(err):
+			return ""
+		case err != nil:
+			return err.Error()
+		}
+		return fmt.Sprintf("namespace dev is %s with spec.finalizers %v", ns.Status.Phase, ns.Spec.Finalizers)
+	}
+	deadline = time.After(30 * time.Second)
+	for nsGone() != "" {
+		select {
+		case <-deadline:
+			t.Fatalf("kata up --reference: 30s after namespace dev was deleted: %s; want it gone; stderr:\n%s", nsGone(), lastStderr.String())
 		case <-tick.C:
 		}
 	}
