@@ -85,6 +85,9 @@ type loopRun struct {
 	// run is Run's, once started; ended says stop ended its context.
 	run   *looptest.Run
 	ended bool
+	// cancel ends Run's context; returned is set once Run returned.
+	cancel   context.CancelFunc
+	returned atomic.Bool
 	// stopped says whether Run returned and its goroutines ended.
 	stopped bool
 }
@@ -116,7 +119,13 @@ func (l *loopRun) start(impl Impl) {
 	if c == nil {
 		l.t.Fatalf("New(fake client, Options{Kinds: %s, Clock: a fake clock}) = nil, want a Controller", loopDescribeKinds(loopKinds))
 	}
-	l.run = looptest.Start(l.ctx, c.Run)
+	ctx, cancel := context.WithCancel(l.ctx)
+	l.cancel = cancel
+	l.run = looptest.Start(ctx, func(ctx context.Context) error {
+		err := c.Run(ctx)
+		l.returned.Store(true)
+		return err
+	})
 }
 
 // loopDescribeKinds prints kinds by resource: "[replicasets configmaps]".
@@ -263,6 +272,7 @@ func (l *loopRun) stop() {
 		return
 	}
 	l.ended = true
+	defer l.cancel()
 	l.stopped = l.run.Stop(l.t, l.earlier, looptest.Stop{Return: loopStopWait, Goroutines: loopStopWait, Poll: loopPoll,
 		Want: "nil", Stops: "its informers, queues and workers (rule 9)", Later: true})
 }

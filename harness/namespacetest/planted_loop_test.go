@@ -31,7 +31,7 @@ func init() {
 			Edits: []planted.Edit{{File: file,
 				Old: "\tns, err := nsClient.Get(ctx, \"\", name)\n\tif client.IsNotFound(err) {\n\t\treturn outcome{}, nil\n\t}",
 				New: "\tcached, ok := nc.nsList.Get(\"\", name)\n\tif !ok {\n\t\treturn outcome{}, nil\n\t}\n\tns, err := api.DeepCopy(cached), error(nil)"}},
-			Fails: []string{"08-empty", "09-wait"},
+			Fails: []string{"07-terminating", "08-empty", "09-wait"},
 		},
 		// Rule 2: a namespace gone (NotFound) is an error of the sync:
 		// its key is put back with back-off, for ever.
@@ -125,7 +125,7 @@ func init() {
 			Edits: []planted.Edit{{File: file,
 				Old: "\t\tnext.Spec.Finalizers = want\n",
 				New: ""}},
-			Fails: loopSteps,
+			Fails: []string{"08-empty", "09-wait", "10-default-service-account"},
 		},
 		// Rule 6: a Conflict of the finalize write is an error of the
 		// sync, not read again and tried again at once.
@@ -133,7 +133,23 @@ func init() {
 			Edits: []planted.Edit{{File: file,
 				Old: "\t\tcase !client.IsConflict(err):\n\t\t\treturn fmt.Errorf(\"namespace: finalizing namespace %s: %w\", ns.Name, err)",
 				New: "\t\tdefault:\n\t\t\treturn fmt.Errorf(\"namespace: finalizing namespace %s: %w\", ns.Name, err)"}},
-			Fails: []string{"07-terminating"},
+			Fails: []string{"08-empty"},
+		},
+		// Rule 6: after a Conflict of the finalize write, the write is
+		// tried again with the namespace as it was, not read again.
+		"finalize-conflict-no-get": {
+			Edits: []planted.Edit{{File: file,
+				Old: "\t\tvar rerr error\n\t\tif ns, rerr = nc.reread(ctx, ns.Name, uid); ns == nil || rerr != nil {\n\t\t\treturn rerr\n\t\t}\n",
+				New: "\t\t_ = uid\n"}},
+			Fails: []string{"08-empty"},
+		},
+		// Rule 4: the pods' grace is not given to Sweep (0 for every
+		// kind): a pod with a long grace is looked at again too soon.
+		"grace-not-given-to-sweep": {
+			Edits: []planted.Edit{{File: file,
+				Old: "\tres := nc.fn.sweep(ns, k, left, grace)\n",
+				New: "\t_ = grace\n\tres := nc.fn.sweep(ns, k, left, 0)\n"}},
+			Fails: []string{"09-wait"},
 		},
 		// Rule 7: a ServiceAccount deleted wakes nobody: it is not made
 		// again.
@@ -149,7 +165,24 @@ func init() {
 			Edits: []planted.Edit{{File: file,
 				Old: "\t\tOnAdd:    func(obj api.Object, _ bool) { nc.saQueue.Add(obj.GetObjectMeta().Name) },\n",
 				New: ""}},
-			Fails: []string{"08-empty", "09-wait", "10-default-service-account"},
+			Fails: []string{"10-default-service-account"},
+		},
+		// Rule 7: a create that fails is forgotten, not put back with
+		// AddRateLimited: the ServiceAccount comes only with the next
+		// event.
+		"account-create-failure-forgotten": {
+			Edits: []planted.Edit{{File: file,
+				Old: "\t\tif ctx.Err() == nil { // not a shutdown's cancelled call\n\t\t\tnc.saQueue.AddRateLimited(key)\n\t\t}\n\t\treturn true",
+				New: "\t\tnc.saQueue.Forget(key)\n\t\treturn true"}},
+			Fails: []string{"10-default-service-account"},
+		},
+		// Rule 7: a create that fails is put back with Add, tried again
+		// at once, with no back-off.
+		"account-create-failure-no-back-off": {
+			Edits: []planted.Edit{{File: file,
+				Old: "\t\tif ctx.Err() == nil { // not a shutdown's cancelled call\n\t\t\tnc.saQueue.AddRateLimited(key)\n\t\t}\n\t\treturn true",
+				New: "\t\tif ctx.Err() == nil { // not a shutdown's cancelled call\n\t\t\tnc.saQueue.Add(key)\n\t\t}\n\t\treturn true"}},
+			Fails: []string{"10-default-service-account"},
 		},
 		// Rule 7: a namespace updated wakes no ServiceAccount worker.
 		"namespace-update-wakes-no-accounts": {
@@ -205,6 +238,12 @@ func init() {
 				Old: "\tdefer func() {\n\t\tstopInformers()\n\t\tinformers.Wait()\n\t}()\n",
 				New: "\t_ = stopInformers\n"}},
 			Fails: loopSteps,
+		},
+		// Rule 9: Run returns once the queues are shut down, without
+		// waiting for its workers: one still in a call runs on.
+		"run-returns-before-workers": {
+			Edits: []planted.Edit{{File: file, Old: "\tworkers.Wait()\n\treturn nil\n}", New: "\treturn nil\n}"}},
+			Fails: []string{"10-default-service-account"},
 		},
 	})
 }
