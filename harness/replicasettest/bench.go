@@ -123,6 +123,70 @@ func BenchCreateDirect(b *testing.B, rsCount, size int) {
 	b.ReportMetric(float64(rsCount*size*b.N)/elapsed.Seconds(), "pods/s")
 }
 
+// BenchWritesDirect is BenchConverge's second baseline: every write a
+// correct controller must make, made straight through client.NewFake
+// with no controller: each pod as BenchCreateDirect makes it, the
+// Normal SuccessfulCreate Event upstream records for it ("Created pod:
+// NAME", as events.Recorder would write it), and one status write per
+// ReplicaSet with replicas = size. The ratio of BenchConverge to it is
+// the controller's own cost (informers, queue, expectations, its
+// reads), apart from the writes it cannot do without. It reports pods/s.
+func BenchWritesDirect(b *testing.B, rsCount, size int) {
+	b.Helper()
+	if rsCount < 1 || size < 1 {
+		b.Fatalf("BenchWritesDirect: %d ReplicaSets of %d, want at least one of one", rsCount, size)
+	}
+	b.ReportAllocs()
+	ctx := context.Background()
+	var elapsed time.Duration
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		c := benchCluster(b, rsCount, size)
+		start := time.Now()
+		b.StartTimer()
+		nanos := start.UnixNano()
+		for _, rs := range c.rss {
+			tpl := rs.Spec.Template
+			for range size {
+				p := &api.Pod{
+					ObjectMeta: api.ObjectMeta{GenerateName: rs.Name + "-", Namespace: rs.Namespace, Labels: tpl.Labels,
+						OwnerReferences: []api.OwnerReference{api.NewControllerRef(rs)}},
+					Spec: tpl.Spec,
+				}
+				created, err := c.Interface.Create(ctx, p)
+				if err != nil {
+					b.Fatalf("BenchWritesDirect: creating a pod of %s: %v", rs.Name, err)
+				}
+				now := time.Now()
+				nanos++
+				ev := &api.Event{
+					ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("%s.%x", rs.Name, nanos), Namespace: rs.Namespace},
+					InvolvedObject: api.ObjectReference{Kind: "ReplicaSet", APIVersion: "apps/v1", Namespace: rs.Namespace, Name: rs.Name,
+						UID: rs.UID, ResourceVersion: rs.ResourceVersion},
+					Reason: replicas.SuccessfulCreate, Message: "Created pod: " + created.GetObjectMeta().Name,
+					Source:         api.EventSource{Component: replicas.ControllerName},
+					FirstTimestamp: api.NewTime(now), LastTimestamp: api.NewTime(now), EventTime: api.NewMicroTime(now),
+					Count: 1, Type: "Normal", ReportingController: replicas.ControllerName,
+				}
+				if _, err := c.Interface.Create(ctx, ev); err != nil {
+					b.Fatalf("BenchWritesDirect: creating an Event of %s: %v", rs.Name, err)
+				}
+			}
+			st := api.DeepCopy(rs)
+			st.ResourceVersion = ""
+			st.Status.Replicas = int32(size)
+			st.Status.ObservedGeneration = rs.Generation
+			if _, err := c.Interface.UpdateStatus(ctx, st); err != nil {
+				b.Fatalf("BenchWritesDirect: writing the status of %s: %v", rs.Name, err)
+			}
+		}
+		b.StopTimer()
+		elapsed += time.Since(start)
+	}
+	b.ReportMetric(float64(rsCount*size*b.N)/elapsed.Seconds(), "pods/s")
+}
+
 // benchPlan creates what is missing and deletes nothing: the benchmark
 // only grows (the scripted Plan of the steps, not exercise 01's).
 func benchPlan(desired int, pods []api.Pod, _ time.Time) replicas.Plan {
