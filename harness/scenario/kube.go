@@ -10,10 +10,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 
 	"github.com/kubekata/kubekata/harness/api"
 	"github.com/kubekata/kubekata/harness/client"
+	patchpkg "github.com/kubekata/kubekata/harness/patch"
 	"sigs.k8s.io/yaml"
 )
 
@@ -291,7 +293,16 @@ func (k *kube) apply(ctx context.Context, obj object) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("scenario: %w", err)
 	}
-	out, err := k.send(ctx, http.MethodPatch, r.path(), nil, "application/strategic-merge-patch+json", body)
+	// As kubectl apply, decide "unchanged" against the object read, not
+	// by a resourceVersion after the write: another writer (the
+	// scheduler's status condition, a controller) may change the object
+	// between the read and the PATCH, and that is not this apply's doing.
+	if same, err := patchKeeps(live, body); err != nil {
+		return "", err
+	} else if same {
+		return r.String() + " unchanged", nil
+	}
+	out, err := k.send(ctx, http.MethodPatch, r.path(), nil, string(patchpkg.Strategic), body)
 	if err != nil {
 		return "", err
 	}
@@ -299,6 +310,25 @@ func (k *kube) apply(ctx context.Context, obj object) (string, error) {
 		return r.String() + " unchanged", nil
 	}
 	return r.String() + " configured", nil
+}
+
+// patchKeeps reports whether the strategic merge patch leaves live as it
+// is, so that apply need not send it.
+func patchKeeps(live object, body []byte) (bool, error) {
+	doc, err := json.Marshal(live)
+	if err != nil {
+		return false, fmt.Errorf("scenario: %w", err)
+	}
+	out, err := patchpkg.Apply(patchpkg.Strategic, doc, body)
+	if err != nil {
+		// The apiserver answers a patch that does not apply; let it.
+		return false, nil
+	}
+	patched, err := decodeObject(out)
+	if err != nil {
+		return false, fmt.Errorf("scenario: %w", err)
+	}
+	return reflect.DeepEqual(patched, live), nil
 }
 
 // replace writes the manifest as it is with PUT, as kubectl replace does:

@@ -88,8 +88,16 @@ func TestApplyCreatesThenPatches(t *testing.T) {
 	if got, err := k.apply(ctx, doc); err != nil || got != "pod/web created" {
 		t.Fatalf("apply(new pod) = %q, %v; want %q, nil", got, err, "pod/web created")
 	}
+	// The same manifest again: nothing to change, so nothing is sent, as
+	// kubectl apply sends no empty patch. (A PATCH whose resourceVersion
+	// is compared afterwards would call the pod configured whenever
+	// another writer, such as the scheduler, wrote it in between.)
+	patches := countPatches(k)
 	if got, err := k.apply(ctx, mustManifests(t, podYAML)[0]); err != nil || got != "pod/web unchanged" {
 		t.Fatalf("apply(same manifest) = %q, %v; want %q, nil", got, err, "pod/web unchanged")
+	}
+	if *patches != 0 {
+		t.Errorf("apply(same manifest) sent %d PATCH requests, want 0", *patches)
 	}
 	// The tier label is dropped from the manifest: apply removes it, as
 	// kubectl apply does through the last-applied annotation; a label a
@@ -119,6 +127,52 @@ func TestApplyCreatesThenPatches(t *testing.T) {
 	la, _ := nested(obj, "metadata", "annotations", lastApplied).(string)
 	if !strings.Contains(la, `"version":"v2"`) || strings.Contains(la, "tier") {
 		t.Errorf("%s = %q, want the last manifest (version v2, no tier)", lastApplied, la)
+	}
+}
+
+// countPatches counts the PATCH requests k sends from now on.
+func countPatches(k *kube) *int {
+	n := new(int)
+	hc := *k.hc
+	next := hc.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	hc.Transport = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if r.Method == http.MethodPatch {
+			*n++
+		}
+		return next.RoundTrip(r)
+	})
+	k.hc = &hc
+	return n
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestPatchKeeps(t *testing.T) {
+	live, err := decodeObject([]byte(`{"kind":"Pod","metadata":{"name":"web","resourceVersion":"7","labels":{"app":"web"}},` +
+		`"spec":{"containers":[{"name":"web","image":"a","imagePullPolicy":"Always"}],"nodeName":"n1"},` +
+		`"status":{"conditions":[{"type":"PodScheduled","status":"True"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		patch string
+		want  bool
+	}{
+		{`{"metadata":{"name":"web","labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"a"}]}}`, true},
+		{`{"metadata":{"labels":{"app":"web","tier":"x"}}}`, false},
+		{`{"metadata":{"labels":{"app":null}}}`, false},
+		{`{"metadata":{"labels":{"gone":null}}}`, true},
+		{`{"spec":{"containers":[{"name":"web","image":"b"}]}}`, false},
+		{`{"spec":{"containers":[{"name":"sidecar","image":"a"}]}}`, false},
+	} {
+		if got, err := patchKeeps(live, []byte(c.patch)); err != nil || got != c.want {
+			t.Errorf("patchKeeps(live, %s) = %v, %v; want %v, nil", c.patch, got, err, c.want)
+		}
 	}
 }
 
