@@ -88,6 +88,17 @@
 //     reached back as 10's, and Run a call that stays open while the
 //     grader's ctx lives. The client's Finalize (the namespaces/{name}/
 //     finalize subresource) crosses as its other methods.
+//     KubeletService (exercise 13, kubelet.go): the kubelet's decisions,
+//     SandboxChanged, ShouldRestart, Actions, BackoffNext, InBackoff,
+//     ContainerStatuses, Phase, Conditions, ProbeDue, ProbeNext and
+//     GracePeriod, all pure calls, as 12's (exact times and the memory a
+//     result shares with its arguments put back; a change to the pod's
+//     containers and statuses, the runtime's sandboxes and containers,
+//     the previous statuses and conditions, StatusInput's maps, a
+//     *Backoff entry, a probe's Exec command, a status' *bool Started or
+//     a pod's *int64 grace written through to the caller); nil and
+//     empty stay apart in the slices given and answered, a RuntimePod's
+//     lists, StatusInput's maps and Actions' Kill.
 //  2. Speaks one protocol over unix sockets (abstract ones on Linux, so
 //     that nothing is left on disk by a grader that dies): the grader
 //     creates the program's listeners and hands them over as inherited
@@ -110,8 +121,8 @@
 //     reading and ends it with storage.ErrSlowWatcher.
 //  3. Gives the suites clients with their constructors' exact types:
 //     Plan, Labels, Opener, NewAPIServer, Admission, Scheduler,
-//     ReplicaSet, GC, Deployment, Job, NodeLifecycle and Namespace, over
-//     a Program that starts
+//     ReplicaSet, GC, Deployment, Job, NodeLifecycle, Namespace and
+//     Kubelet, over a Program that starts
 //     $KATA_IMPL on the first call, starts a fresh one after it died, and
 //     kills and reaps every one it started when the test ends (FromEnv
 //     registers that with t.Cleanup). The environment passes through, so
