@@ -99,6 +99,21 @@
 //     a pod's *int64 grace written through to the caller); nil and
 //     empty stay apart in the slices given and answered, a RuntimePod's
 //     lists, StatusInput's maps and Actions' Kill.
+//     The runtime protocol (cri.go) serves a constructor that takes a
+//     cri.Runtime (the kubelet's loop), as the client protocol serves
+//     one that takes a client: the grader shares its runtime (a
+//     harness/cri/fake whose Calls the suite judges) for as long as the
+//     call that hands it over lasts, and the program's cri.Runtime
+//     calls it back, one call per method of cri.RuntimeService and
+//     cri.ImageService. Arguments and results cross as their JSON, times
+//     exact to the nanosecond, nil and empty apart, a nil result nil
+//     (ImageStatus of an absent image), each result the program's own
+//     copy; cri.ErrNotFound and cri.ErrTimeout cross as the sentinels
+//     do; the program's deadline reaches the grader's call, and the end
+//     of its ctx ends it there (the program's call answers what the
+//     grader's runtime answered, ctx.Err() from a call it cut short, or
+//     ctx.Err() itself once the grader is still in the call hangGrace
+//     after). After the sharing ended, a call fails at once, saying so.
 //  2. Speaks one protocol over unix sockets (abstract ones on Linux, so
 //     that nothing is left on disk by a grader that dies): the grader
 //     creates the program's listeners and hands them over as inherited

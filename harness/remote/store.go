@@ -531,6 +531,7 @@ func newBackServer() (*backServer, error) {
 	methods := storeMethods(b.reg)
 	maps.Copy(methods, clientMethods(b.clients))
 	maps.Copy(methods, shareMethods(b.shares))
+	maps.Copy(methods, runtimeMethods(b.shares))
 	go serve(l, methods)
 	return b, nil
 }

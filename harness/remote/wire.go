@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/cri"
 	"github.com/kubekata/kubekata/harness/framework"
 	"github.com/kubekata/kubekata/harness/selector"
 	"github.com/kubekata/kubekata/harness/storage"
@@ -96,6 +97,8 @@ type wireError struct {
 
 // sentinels are the errors whose identity crosses the boundary.
 var sentinels = map[string]error{
+	"cri.ErrNotFound":           cri.ErrNotFound,
+	"cri.ErrTimeout":            cri.ErrTimeout,
 	"storage.ErrNotFound":       storage.ErrNotFound,
 	"storage.ErrExists":         storage.ErrExists,
 	"storage.ErrConflict":       storage.ErrConflict,
