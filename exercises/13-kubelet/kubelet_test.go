@@ -7,5 +7,5 @@ import (
 )
 
 func TestKubelet(t *testing.T) {
-	kubelettest.Run(t, kubelettest.Impl{SandboxChanged: SandboxChanged, ShouldRestart: ShouldRestart, Actions: Actions, BackoffNext: BackoffNext, InBackoff: InBackoff, ContainerStatuses: ContainerStatuses, Phase: Phase, Conditions: Conditions, ProbeDue: ProbeDue, ProbeNext: ProbeNext, GracePeriod: GracePeriod})
+	kubelettest.Run(t, kubelettest.Impl{SandboxChanged: SandboxChanged, ShouldRestart: ShouldRestart, Actions: Actions, BackoffNext: BackoffNext, InBackoff: InBackoff, ContainerStatuses: ContainerStatuses, Phase: Phase, Conditions: Conditions, ProbeDue: ProbeDue, ProbeNext: ProbeNext, GracePeriod: GracePeriod, New: New})
 }

@@ -2,8 +2,8 @@
 // kubelet (issue 14), contract harness/kubelets.
 //
 // The suite takes the implementation as an Impl of the contract's pure
-// functions, which the exercise's one-line test file fills from its
-// package:
+// functions and its loop's New, which the exercise's one-line test file
+// fills from its package:
 //
 //	func TestKubelet(t *testing.T) {
 //		kubelettest.Run(t, kubelettest.Impl{SandboxChanged: SandboxChanged, ...})
@@ -21,8 +21,15 @@
 //     kuberuntime/kuberuntime_container.go; client-go's
 //     util/flowcontrol/backoff.go), each case naming its rule of the
 //     contract.
-//  3. Every step checks that no input changed: a copy before the call is
-//     compared with the input after it.
+//  3. Every pure step (01-09) checks that no input changed: a copy
+//     before the call is compared with the input after it.
+//  4. Steps 10-17 (loop_*.go, on loopenv.go) run New over a fake
+//     apiserver client in process, a fake runtime (harness/cri/fake)
+//     whose calls they judge, and a fake clock they move on; the suite
+//     plays the scheduler (pods come bound) and the user (deletes,
+//     static pod files, images pushed). They wait on conditions with
+//     deadlines, cancel the context at the step's end, and check that
+//     Run leaves no goroutine behind (loop.go's rule 12).
 //
 // The suite's own tests (mutants_test.go) run it against the reference in
 // solutions/13-kubelet and against the exercise's stubs, and plant bugs
@@ -33,6 +40,7 @@ package kubelettest
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/kubekata/kubekata/harness/kubelets"
 	"github.com/kubekata/kubekata/harness/suite"
@@ -51,6 +59,8 @@ type Impl struct {
 	ProbeDue          kubelets.ProbeDueFunc
 	ProbeNext         kubelets.ProbeNextFunc
 	GracePeriod       kubelets.GracePeriodFunc
+	// New returns the kubelet's loop over the apiserver c (steps 10-17).
+	New kubelets.NewFunc
 }
 
 // Run runs the graded steps of exercise 13-kubelet against impl.
@@ -65,6 +75,11 @@ func Steps(impl Impl) []suite.Step {
 	step := func(id string, run func(t *suite.T, impl Impl)) suite.Step {
 		return suite.Step{ID: id, Run: func(t *suite.T) { run(t, impl) }}
 	}
+	loop := func(id string, run func(t *suite.T, impl Impl)) suite.Step {
+		s := step(id, run)
+		s.Timeout = loopTimeout
+		return s
+	}
 	return []suite.Step{
 		step("01-sandbox", sandboxStep),                      // sandbox.go
 		step("02-should-restart", shouldRestartStep),         // restart.go
@@ -75,8 +90,22 @@ func Steps(impl Impl) []suite.Step {
 		step("07-conditions", conditionsStep),                // conditions.go
 		step("08-probes", probesStep),                        // probes.go
 		step("09-grace-period", gracePeriodStep),             // grace.go
+		loop("10-register", registerStep),                    // loop_register.go
+		loop("11-run-pod", runPodStep),                       // loop_pods.go
+		loop("12-restart", restartStep),                      // loop_pods.go
+		loop("13-image-pull", imagePullStep),                 // loop_pods.go
+		loop("14-probes", probesLoopStep),                    // loop_probes.go
+		loop("15-terminate", terminateStep),                  // loop_terminate.go
+		loop("16-static-pods", staticPodsStep),               // loop_static.go
+		loop("17-env-volumes", envVolumesStep),               // loop_env.go
 	}
 }
+
+// loopTimeout is the deadline of each loop step (10-17): they run
+// goroutines, informers and (in grading) a program of the learner's
+// across a process boundary, so it leaves room on a loaded machine, and
+// their waits end before it, with their own messages.
+const loopTimeout = 30 * time.Second
 
 // need stops the step when the test file left a function out.
 func need(t *suite.T, name string, fn any) {

@@ -40,7 +40,9 @@ import (
 //     ctx.Err().
 //
 // The grader shares a runtime for the length of the call that hands it
-// to the program (shareRuntime, unshareRuntime, as clients are shared);
+// to the program, or for the life of the handle that holds it (the
+// kubelet's New), through shareRuntime and unshareRuntime, as clients
+// are shared;
 // the program makes its side from the backRef (reachBackRuntime).
 // After the sharing ended, the program's calls fail at once with an error
 // that says so.

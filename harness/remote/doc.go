@@ -98,14 +98,19 @@
 //     *Backoff entry, a probe's Exec command, a status' *bool Started or
 //     a pod's *int64 grace written through to the caller); nil and
 //     empty stay apart in the slices given and answered, a RuntimePod's
-//     lists, StatusInput's maps and Actions' Kill.
+//     lists, StatusInput's maps and Actions' Kill. New's kubelet is a
+//     handle over the grader's client, its cri.Runtime (below) and its
+//     Clock reached back as 10's, with Options' other fields as their
+//     JSON (nil and empty Capacity, Allocatable and Labels apart), and
+//     Run a call that stays open while the grader's ctx lives.
 //     The runtime protocol (cri.go) serves a constructor that takes a
 //     cri.Runtime (the kubelet's loop), as the client protocol serves
 //     one that takes a client: the grader shares its runtime (a
 //     harness/cri/fake whose Calls the suite judges) for as long as the
 //     call that hands it over lasts, and the program's cri.Runtime
 //     calls it back, one call per method of cri.RuntimeService and
-//     cri.ImageService. Arguments and results cross as their JSON, times
+//     cri.ImageService (a kubelet's runtime is shared while its handle
+//     lives, as its client is). Arguments and results cross as their JSON, times
 //     exact to the nanosecond, nil and empty apart, a nil result nil
 //     (ImageStatus of an absent image), each result the program's own
 //     copy; cri.ErrNotFound and cri.ErrTimeout cross as the sentinels

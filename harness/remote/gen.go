@@ -169,6 +169,7 @@ var bindings = map[string]binding{
 		ProbeDue:          impl.ProbeDue,
 		ProbeNext:         impl.ProbeNext,
 		GracePeriod:       impl.GracePeriod,
+		New:               impl.New,
 	})`,
 		run: "kubelettest.Run(t, remote.Kubelet(p))",
 	},

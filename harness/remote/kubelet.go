@@ -1,9 +1,11 @@
 package remote
 
 import (
+	"sync"
 	"time"
 
 	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/cri"
 	"github.com/kubekata/kubekata/harness/kubelets"
 	"github.com/kubekata/kubekata/harness/kubelettest"
@@ -38,6 +40,23 @@ import (
 //     writes into is one in the program too), the slices answered
 //     (ContainerStatuses', Conditions') and Actions' Kill (actionsResult);
 //     a nil *Backoff stays nil.
+//   - New makes a handle over the grader's client (client.go), the
+//     grader's cri.Runtime (cri.go: every method a call back to the
+//     grader, so the suite's fake sees each call the kubelet makes) and
+//     its Clock (reachback.go), shared from the grader's back server
+//     while the handle lives, as 11's client and clock are; a nil Runtime
+//     or Clock stays nil (the program's kubelet then refuses to start,
+//     or reads the system clock). The clock crosses as slots, one per call
+//     site of the implementation (siteClock, nodelifecycle.go), so that a
+//     suite may tell the kubelet's periodic waits apart as in process.
+//     Options' other fields cross as JSON: the node's name, address and
+//     directories as they are (the program runs on the grader's machine,
+//     so StaticPodDir and RootDir name the same directories), capacity,
+//     allocatable and labels with nil and empty apart (nil means the
+//     default). Run is a call that stays open while the grader's ctx
+//     lives (runLoop): its end ends the program's Run, and the goroutines
+//     of the implementation still running there after it returned make
+//     its error.
 //
 // What the JSON loses and nothing puts back, as for 11 and 12: inside
 // the API's objects and the runtime's statuses, a slice or map that is
@@ -143,9 +162,99 @@ func (in kubeletStatusInput) statusInput() kubelets.StatusInput {
 		Waiting: in.Waiting, Ready: in.Ready, Started: in.Started}
 }
 
+// kubeletArgs are New's arguments: the client, runtime and clock slots
+// the grader shares, and Options' other fields. Capacity, Allocatable and
+// Labels are not omitempty, so that nil (the default) and empty stay
+// apart.
+type kubeletArgs struct {
+	Client       clientRef         `json:"client,omitzero"`
+	Runtime      backRef           `json:"runtime,omitzero"`
+	Clocks       []backRef         `json:"clocks,omitempty"` // the clock's slots (siteClock); none for nil
+	NodeName     string            `json:"nodeName,omitempty"`
+	Capacity     api.ResourceList  `json:"capacity"`
+	Allocatable  api.ResourceList  `json:"allocatable"`
+	Labels       map[string]string `json:"labels"`
+	Address      string            `json:"address,omitempty"`
+	StaticPodDir string            `json:"staticPodDir,omitempty"`
+	RootDir      string            `json:"rootDir,omitempty"`
+}
+
+func (a kubeletArgs) options() kubelets.Options {
+	return kubelets.Options{
+		NodeName: a.NodeName, Capacity: a.Capacity, Allocatable: a.Allocatable, Labels: a.Labels,
+		Address: a.Address, StaticPodDir: a.StaticPodDir, RootDir: a.RootDir,
+	}
+}
+
+// kubeletHandle names a kubelet in the program: the arguments of
+// kubelet.Run, kubelet.Goroutines and kubelet.Free.
+type kubeletHandle struct {
+	ID int64 `json:"id"`
+}
+
+// kubeletProgram is what one run of the learner's program keeps of
+// exercise 13: its kubelets, by handle.
+type kubeletProgram struct {
+	impl  kubelettest.Impl
+	backs backClients
+
+	mu       sync.Mutex
+	next     int64
+	kubelets loopTable
+}
+
+// handles counts the kubelets the program holds (for the tests).
+func (kp *kubeletProgram) handles() int {
+	kp.mu.Lock()
+	defer kp.mu.Unlock()
+	return kp.kubelets.len()
+}
+
+func newKubeletProgram(impl kubelettest.Impl) *kubeletProgram {
+	kp := &kubeletProgram{impl: impl}
+	kp.kubelets = newLoopTable("kubelet", &kp.mu, &kp.next)
+	return kp
+}
+
+// newKubelet is the program's side of New: the learner's kubelet over
+// the grader's client, runtime and clock.
+func (kp *kubeletProgram) newKubelet(c *serverCall) *frame {
+	var a kubeletArgs
+	if f := c.decode(&a); f != nil {
+		return f
+	}
+	opts := a.options()
+	opts.Runtime = kp.backs.reachBackRuntime(a.Runtime)
+	var slots []*backClock
+	for _, ref := range a.Clocks {
+		if ck := kp.backs.clock(ref); ck != nil {
+			slots = append(slots, ck)
+		}
+	}
+	cl := kp.backs.reachBack(a.Client)
+	if len(slots) == 0 {
+		// A nil Clock stays nil: the kubelet reads the system clock.
+		return kp.kubelets.made(kp.impl.New(cl, opts), nil)
+	}
+	opts.Clock = &siteClock{slots: slots, sites: map[uintptr]int{}}
+	k := kp.impl.New(cl, opts)
+	if k == nil {
+		return kp.kubelets.made(nil, nil)
+	}
+	// Run's end abandons the first slot's waits (addLoopMethods), and
+	// the others' here.
+	return kp.kubelets.made(&slotsRunner{c: k, rest: slots[1:]}, slots[0])
+}
+
 // KubeletService serves exercise 13's contract, impl: the kubelet's
-// eleven pure functions.
+// eleven pure functions, and kubelets over the grader's client, runtime
+// and clock.
 func KubeletService(impl kubelettest.Impl) Service {
+	return newKubeletProgram(impl).service()
+}
+
+func (kp *kubeletProgram) service() Service {
+	impl := kp.impl
 	methods := map[string]method{
 		"kubelet.SandboxChanged": servePure(func(a sandboxChangedArgs) kubelets.Sandbox {
 			return impl.SandboxChanged(a.Pod, kubelets.RuntimePod(a.RT))
@@ -181,14 +290,17 @@ func KubeletService(impl kubelettest.Impl) Service {
 		"kubelet.GracePeriod": servePure(func(a gracePeriodArgs) int64 {
 			return impl.GracePeriod(a.Pod, a.Container, a.Reason, a.PreStop)
 		}),
+		"kubelet.New": kp.newKubelet,
 	}
+	addLoopMethods[kubeletHandle](methods, &kp.kubelets, "kubelet")
 	return Service{exercise: "13-kubelet", methods: methods}
 }
 
 // The grader's side.
 
-// Kubelet is a kubelettest.Impl whose functions call the program's, each
-// a pure call.
+// Kubelet is a kubelettest.Impl whose functions call the program's: the
+// eleven pure functions as pure calls, and kubelets as handles in the
+// program that runs when they are made.
 func Kubelet(p *Program) kubelettest.Impl {
 	return kubelettest.Impl{
 		SandboxChanged: func(pod api.Pod, rt kubelets.RuntimePod) kubelets.Sandbox {
@@ -238,6 +350,28 @@ func Kubelet(p *Program) kubelettest.Impl {
 		GracePeriod: func(pod api.Pod, container, reason string, preStop int64) int64 {
 			return pureCall[gracePeriodArgs, int64](p, "kubelet.GracePeriod",
 				gracePeriodArgs{Pod: pod, Container: container, Reason: reason, PreStop: preStop})
+		},
+		New: func(c client.Interface, opts kubelets.Options) kubelets.Kubelet {
+			// The runtime first, then the clock's slots (none for nil).
+			shares := []func() (backRef, error){func() (backRef, error) { return p.shareRuntime(opts.Runtime) }}
+			if opts.Clock != nil {
+				for i := range clockSlots {
+					shares = append(shares, func() (backRef, error) { return p.share(clockSlot{c: opts.Clock, i: i}) })
+				}
+			}
+			k := newRemoteLoop(p, "kubelet", c, shares,
+				func(cref clientRef, refs []backRef) any {
+					return kubeletArgs{
+						Client: cref, Runtime: refs[0], Clocks: refs[1:],
+						NodeName: opts.NodeName, Capacity: opts.Capacity, Allocatable: opts.Allocatable, Labels: opts.Labels,
+						Address: opts.Address, StaticPodDir: opts.StaticPodDir, RootDir: opts.RootDir,
+					}
+				},
+				func(id int64) any { return kubeletHandle{ID: id} })
+			if k == nil {
+				return nil
+			}
+			return k
 		},
 	}
 }

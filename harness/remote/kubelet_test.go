@@ -1,17 +1,24 @@
 package remote
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"reflect"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/cri"
+	crifake "github.com/kubekata/kubekata/harness/cri/fake"
+	"github.com/kubekata/kubekata/harness/informer"
 	"github.com/kubekata/kubekata/harness/internal/planted"
 	"github.com/kubekata/kubekata/harness/kubelets"
 	"github.com/kubekata/kubekata/harness/kubelettest"
@@ -25,13 +32,16 @@ func solutionKubelet() kubelettest.Impl {
 		SandboxChanged: kubelet.SandboxChanged, ShouldRestart: kubelet.ShouldRestart, Actions: kubelet.Actions,
 		BackoffNext: kubelet.BackoffNext, InBackoff: kubelet.InBackoff, ContainerStatuses: kubelet.ContainerStatuses,
 		Phase: kubelet.Phase, Conditions: kubelet.Conditions, ProbeDue: kubelet.ProbeDue, ProbeNext: kubelet.ProbeNext,
-		GracePeriod: kubelet.GracePeriod,
+		GracePeriod: kubelet.GracePeriod, New: kubelet.New,
 	}
 }
 
 func init() {
 	fakes["kubeletsol"] = func() Service { return KubeletService(solutionKubelet()) }
-	fakes["kubelet"] = func() Service { return KubeletService(fakeKubelet()) }
+	fakes["kubelet"] = func() Service {
+		kp := newKubeletProgram(fakeKubelet())
+		return withLoopTestMethods(kp.service(), kp.handles, &kp.kubelets)
+	}
 }
 
 // kubeletMutantEnv names the program TestKubelet grades in a child
@@ -232,6 +242,7 @@ func fakeKubelet() kubelettest.Impl {
 			}
 			return n
 		},
+		New: newTestKubelet,
 	}
 }
 
@@ -620,9 +631,115 @@ func TestKubeletPureFailures(t *testing.T) {
 	}
 }
 
+// The solution's kubelet runs in the program over the grader's fake
+// client, fake runtime and FakeClock: it registers node n1 (Ready,
+// KubeletReady) and its Lease, and runs pod web through the grader's
+// runtime (sandbox, then container created and started) until the pod is
+// Running and Ready with its IP, and its Started Event recorded. The
+// grader collects garbage meanwhile (a kubelet running keeps what it
+// shares); once Run returned, no goroutine of the solution is left in
+// the program and the container still runs (rule 12).
+func TestKubeletSolutionLoopThroughProgram(t *testing.T) {
+	p, _ := fake(t, "kubeletsol")
+	f := client.NewFake()
+	clk := informer.NewFakeClock(t0)
+	f.Now = clk.Now
+	rt := crifake.New(crifake.Options{Clock: clk, Images: []string{criSleep}})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pod := &api.Pod{
+		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec:       api.PodSpec{NodeName: "n1", Containers: []api.Container{{Name: "app", Image: criSleep}}},
+	}
+	if _, err := f.Create(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	func() {
+		k := Kubelet(p).New(f, kubelets.Options{NodeName: "n1", Runtime: rt, Clock: clk})
+		go func() { done <- k.Run(ctx) }()
+	}()
+	// waitFor steps the grader's clock a second at a time (collecting
+	// garbage each time), with a deadline, until cond holds.
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				calls := rt.Calls()
+				t.Fatalf("within 20s: %s did not happen (the grader's clock at t0+%v); the runtime's last calls %+v", what, clk.Now().Sub(t0), calls[max(len(calls)-10, 0):])
+			}
+			runtime.GC()
+			clk.Step(time.Second)
+			time.Sleep(5 * time.Millisecond) // polls the fake, with a deadline
+		}
+	}
+	get := func(kind api.Kind, namespace, name string) api.Object {
+		o, err := f.Get(ctx, kind, namespace, name)
+		if client.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	leaseKind, _ := api.LookupResource(api.GroupCoordination, "v1", "leases")
+	eventKind, _ := api.LookupResource("", "v1", "events")
+	waitFor("node n1 Ready with its Lease", func() bool {
+		n, _ := get(nodeKind, "", "n1").(*api.Node)
+		lease, _ := get(leaseKind, kubelets.LeaseNamespace, "n1").(*api.Lease)
+		return n != nil && slices.ContainsFunc(n.Status.Conditions, func(c api.NodeCondition) bool {
+			return c.Type == api.NodeReady && c.Status == api.ConditionTrue && c.Reason == kubelets.ReasonKubeletReady
+		}) && lease != nil && lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity == "n1"
+	})
+	var running *api.Pod
+	waitFor("pod web Running and Ready with its IP", func() bool {
+		running, _ = get(podKind, "default", "web").(*api.Pod)
+		return running != nil && running.Status.Phase == api.PodRunning && running.Status.PodIP != "" &&
+			slices.ContainsFunc(running.Status.Conditions, func(c api.PodCondition) bool {
+				return c.Type == api.PodReady && c.Status == api.ConditionTrue
+			})
+	})
+	if cs := running.Status.ContainerStatuses; len(cs) != 1 || cs[0].Name != "app" || cs[0].State.Running == nil || !cs[0].Ready {
+		t.Errorf("the solution in the program reported pod web's containers %s, want app running and ready", jsonText(cs))
+	}
+	waitFor("pod web's Started Event", func() bool {
+		l, err := f.List(ctx, eventKind, "default", client.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(l.Items, func(o api.Object) bool {
+			e := o.(*api.Event)
+			return e.Reason == kubelets.EventStarted && e.InvolvedObject.Name == "web" && e.Source.Component == kubelets.ComponentName
+		})
+	})
+	var order []string
+	for _, c := range rt.Calls() {
+		switch c.Method {
+		case "RunPodSandbox", "CreateContainer", "StartContainer":
+			if !slices.Contains(order, c.Method) {
+				order = append(order, c.Method)
+			}
+		}
+	}
+	if want := []string{"RunPodSandbox", "CreateContainer", "StartContainer"}; !slices.Equal(order, want) {
+		t.Errorf("the grader's runtime saw the solution in the program call %v first, want %v, in that order", order, want)
+	}
+	stopRun(t, cancel, done)
+	var left []string
+	p.pure("kubelet.Goroutines", struct{}{}, &left)
+	if len(left) != 0 {
+		t.Errorf("goroutines of the solution left in the program after Run returned: %d, want 0; the first:\n%s", len(left), left[0])
+	}
+	if got := rt.Running(); len(got) != 1 {
+		t.Errorf("containers running on the grader's runtime after Run returned = %v, want app's, still running (a kubelet leaves them)", got)
+	}
+}
+
 // TestKubelet is exercise 13's suite against the solution through the
 // program (the suite wants its test named so).
-// In a child process of TestKubeletScribblersFailEveryStep, it runs the
+// In a child process of TestKubeletScribblersFailEveryPureStep, it runs the
 // suite against the program $KATA_REMOTE_KUBELET_MUTANT names instead.
 func TestKubelet(t *testing.T) {
 	name := "kubeletsol"
@@ -637,15 +754,273 @@ func init() {
 	fakes["kubeletscribblers"] = func() Service { return KubeletService(kubelettest.Scribblers(solutionKubelet())) }
 }
 
-// The suite's whole mutant that changes its input fails every step
+// The suite's whole mutant that changes its input fails every pure step
 // through the program as it does in process: each step's check that
 // nothing changed sees the change across the boundary (TestKubelet in a
-// child process, against the scribblers).
-func TestKubeletScribblersFailEveryStep(t *testing.T) {
+// child process, against the scribblers). Its loop is the reference's,
+// which passes the loop steps.
+func TestKubeletScribblersFailEveryPureStep(t *testing.T) {
 	steps := kubelettest.Steps(kubelettest.Impl{})
 	ids := make([]string, len(steps))
 	for i, s := range steps {
 		ids[i] = s.ID
 	}
-	planted.CheckWhole(t, "TestKubelet", kubeletMutantEnv, ids, map[string][]string{"kubeletscribblers": ids})
+	planted.CheckWhole(t, "TestKubelet", kubeletMutantEnv, ids, map[string][]string{"kubeletscribblers": ids[:9]})
+}
+
+// How the test's kubelet behaves, by Options.NodeName: the workers
+// constants of the other loops' tests, as text.
+var (
+	klNewPanics = strconv.Itoa(workersNewPanics)
+	klNil       = strconv.Itoa(workersNil)
+	klRunPanics = strconv.Itoa(workersRunPanics)
+	klRunFails  = strconv.Itoa(workersRunFails)
+)
+
+// klOptionsSeen is the ConfigMap the test's kubelet writes of its
+// Options, and klSandboxSeen the one of the sandbox it ran.
+const (
+	klOptionsSeen = "options"
+	klSandboxSeen = "sandbox"
+)
+
+// newTestKubelet is the test's kubelet (not a kubelet: what the
+// learner's code is given across the boundary), failing as its node's
+// name says.
+func newTestKubelet(c client.Interface, opts kubelets.Options) kubelets.Kubelet {
+	switch opts.NodeName {
+	case klNewPanics:
+		panic("not implemented: New")
+	case klNil:
+		return nil
+	}
+	return &testKubelet{c: c, opts: opts}
+}
+
+// testKubelet notes its Options (klOptionsSeen); with a Runtime, it
+// registers its Node, runs a sandbox for pod web and notes what the
+// runtime says of it (klSandboxSeen); with a Clock, it waits as the
+// other loops' tests do ("waiting" with the clock's time once After(10s)
+// returned, "fired" with the time its channel received, then After(1h)).
+type testKubelet struct {
+	c    client.Interface
+	opts kubelets.Options
+}
+
+func (k *testKubelet) note(name string, data map[string]string) error {
+	_, err := k.c.Create(context.Background(), &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"}, Data: data})
+	return err
+}
+
+// klList shows a ResourceList or labels: nil, empty, or key=value sorted.
+func klList[V any](m map[string]V) string {
+	if m == nil {
+		return "nil"
+	}
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		kv = append(kv, fmt.Sprintf("%s=%v", k, m[k]))
+	}
+	return "[" + strings.Join(kv, " ") + "]"
+}
+
+func (k *testKubelet) Run(ctx context.Context) error {
+	o := k.opts
+	switch o.NodeName {
+	case klRunPanics:
+		panic("not implemented: Run")
+	case klRunFails:
+		return errors.New("kubelet: Options.Runtime is nil")
+	}
+	resources := func(rl api.ResourceList) string {
+		m := map[string]string(nil)
+		if rl != nil {
+			m = map[string]string{}
+		}
+		for name, q := range rl {
+			m[string(name)] = q.String()
+		}
+		return klList(m)
+	}
+	if err := k.note(klOptionsSeen, map[string]string{
+		"node": o.NodeName, "capacity": resources(o.Capacity), "allocatable": resources(o.Allocatable),
+		"labels": klList(o.Labels), "address": o.Address, "static": o.StaticPodDir, "root": o.RootDir,
+		"runtime": strconv.FormatBool(o.Runtime != nil), "clock": strconv.FormatBool(o.Clock != nil),
+	}); err != nil {
+		return err
+	}
+	if o.Runtime != nil {
+		if _, err := k.c.Create(ctx, &api.Node{ObjectMeta: api.ObjectMeta{Name: o.NodeName}}); err != nil {
+			return err
+		}
+		id, err := o.Runtime.RunPodSandbox(ctx, &cri.PodSandboxConfig{
+			Metadata: cri.PodSandboxMetadata{Name: "web", Namespace: "default", UID: "uid-web"},
+			Hostname: "web", Labels: map[string]string{kubelets.LabelPodUID: "uid-web"},
+		})
+		if err != nil {
+			return err
+		}
+		st, err := o.Runtime.PodSandboxStatus(ctx, id)
+		if err != nil {
+			return err
+		}
+		list, err := o.Runtime.ListPodSandbox(ctx, &cri.PodSandboxFilter{LabelSelector: map[string]string{kubelets.LabelPodUID: "uid-web"}})
+		if err != nil {
+			return err
+		}
+		_, missing := o.Runtime.ContainerStatus(ctx, "nothing")
+		if err := k.note(klSandboxSeen, map[string]string{
+			"id": id, "state": string(st.State), "ip": st.IP, "createdAt": st.CreatedAt.Format(time.RFC3339Nano),
+			"listed": strconv.Itoa(len(list)), "notFound": strconv.FormatBool(cri.IsNotFound(missing)),
+		}); err != nil {
+			return err
+		}
+	}
+	if o.Clock == nil {
+		<-ctx.Done()
+		return nil
+	}
+	ch := o.Clock.After(10 * time.Second)
+	if err := k.note("waiting", map[string]string{"now": o.Clock.Now().Format(time.RFC3339Nano)}); err != nil {
+		return err
+	}
+	select {
+	case at := <-ch:
+		if err := k.note("fired", map[string]string{"at": at.Format(time.RFC3339Nano)}); err != nil {
+			return err
+		}
+		// A wait that never fires: Run's end abandons it.
+		_ = o.Clock.After(time.Hour)
+		<-ctx.Done()
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+// klRuntime is a fake runtime whose times are finer than the second.
+func klRuntime() *crifake.Runtime {
+	return crifake.New(crifake.Options{Clock: informer.NewFakeClock(klT0.Add(7 * time.Nanosecond)), Images: []string{criSleep}})
+}
+
+// The kubelet in the program is given Options as they are (nil and
+// empty apart), the grader's client, the grader's runtime (every call
+// made on the grader's fake, its answers to the nanosecond, its
+// NotFound a cri.ErrNotFound) and the grader's FakeClock: Now, and After
+// counted by the grader's clock before it returns, fired when the grader
+// steps it; Run's end abandons the waits left, in the program and in
+// the grader.
+func TestKubeletLoopReachBacks(t *testing.T) {
+	p, _ := fake(t, "kubelet")
+	f := client.NewFake()
+	clk := informer.NewFakeClock(t0)
+	rt := klRuntime()
+	k := Kubelet(p).New(f, kubelets.Options{
+		NodeName: "n1", Capacity: api.ResourceList{"cpu": api.MustParse("500m"), "pods": api.MustParse("3")},
+		Allocatable: api.ResourceList{}, Labels: map[string]string{"zone": "a"}, Address: "127.0.0.9",
+		StaticPodDir: "/etc/kata/manifests", RootDir: "/var/lib/kata", Runtime: rt, Clock: clk,
+	})
+	runCtx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- k.Run(runCtx) }()
+
+	want := map[string]string{"node": "n1", "capacity": "[cpu=500m pods=3]", "allocatable": "[]", "labels": "[zone=a]",
+		"address": "127.0.0.9", "static": "/etc/kata/manifests", "root": "/var/lib/kata", "runtime": "true", "clock": "true"}
+	if seen := configMap(t, f, klOptionsSeen); !reflect.DeepEqual(seen.Data, want) {
+		t.Errorf("the kubelet in the program was given %v, want %v", seen.Data, want)
+	}
+	sandbox := configMap(t, f, klSandboxSeen).Data
+	var methods []string
+	for _, c := range rt.Calls() {
+		methods = append(methods, c.Method)
+	}
+	if want := []string{"RunPodSandbox", "PodSandboxStatus", "ListPodSandbox", "ContainerStatus"}; !slices.Equal(methods, want) {
+		t.Errorf("the grader's runtime saw the calls %v, want %v: each call of the kubelet in the program, once", methods, want)
+	}
+	if _, err := f.Get(t.Context(), nodeKind, "", "n1"); err != nil {
+		t.Errorf("Get node n1 from the grader's client after the kubelet in the program registered it = %v, want it there", err)
+	}
+	st, err := rt.PodSandboxStatus(t.Context(), sandbox["id"])
+	if err != nil {
+		t.Fatalf("PodSandboxStatus(%q) on the grader's runtime = %v, want the sandbox the kubelet in the program ran", sandbox["id"], err)
+	}
+	if st.Metadata.Name != "web" || st.Metadata.UID != "uid-web" || st.Labels[kubelets.LabelPodUID] != "uid-web" {
+		t.Errorf("the sandbox on the grader's runtime = %s, want pod web's, with its uid label", jsonText(st))
+	}
+	wantSeen := map[string]string{"id": st.ID, "state": string(st.State), "ip": st.IP, "createdAt": st.CreatedAt.Format(time.RFC3339Nano),
+		"listed": "1", "notFound": "true"}
+	if !reflect.DeepEqual(sandbox, wantSeen) {
+		t.Errorf("the kubelet in the program saw its sandbox as %v, want %v (what the grader's runtime says, to the nanosecond; ContainerStatus of nothing a cri.ErrNotFound)", sandbox, wantSeen)
+	}
+	checkLoopClock(t, p, f, clk, cancel, done)
+}
+
+// Zero Options stay zero (the implementation defaults them), and a nil
+// Runtime and Clock stay nil in the program; Run stays open while the
+// grader's ctx lives.
+func TestKubeletLoopNilOptions(t *testing.T) {
+	p, _ := fake(t, "kubelet")
+	f := client.NewFake()
+	k := Kubelet(p).New(f, kubelets.Options{})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- k.Run(ctx) }()
+	want := map[string]string{"node": "", "capacity": "nil", "allocatable": "nil", "labels": "nil",
+		"address": "", "static": "", "root": "", "runtime": "false", "clock": "false"}
+	if seen := configMap(t, f, klOptionsSeen); !reflect.DeepEqual(seen.Data, want) {
+		t.Errorf("the kubelet in the program was given %v, want %v", seen.Data, want)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned %v while its ctx lives, want it to stay open", err)
+	default:
+	}
+	stopRun(t, cancel, done)
+	if n := len(sharedRuntimes(p)); n != 0 {
+		t.Errorf("runtimes the grader shares for a nil Runtime = %d, want 0", n)
+	}
+}
+
+// sharedRuntimes are the runtimes p's grader shares with its program.
+func sharedRuntimes(p *Program) []cri.Runtime {
+	p.mu.Lock()
+	back := p.back
+	p.mu.Unlock()
+	if back == nil {
+		return nil
+	}
+	back.shares.mu.Lock()
+	defer back.shares.mu.Unlock()
+	var out []cri.Runtime
+	for _, v := range back.shares.byID {
+		if rt, ok := v.(cri.Runtime); ok {
+			out = append(out, rt)
+		}
+	}
+	return out
+}
+
+// A kubelet that fails fails its call only: New's panic is a panic, nil
+// is nil, Run's error and panic come back as they are.
+func TestKubeletLoopFailures(t *testing.T) {
+	p, _ := fake(t, "kubelet")
+	impl := Kubelet(p)
+	newLoop := func(workers int) kubelets.Kubelet {
+		return impl.New(client.NewFake(), kubelets.Options{NodeName: strconv.Itoa(workers), Runtime: klRuntime()})
+	}
+	checkNewFailures(t, newLoop)
+	checkRunFailures(t, newLoop, "kubelet: Options.Runtime is nil")
+	if got := impl.GracePeriod(api.Pod{}, "web", "", 3); got != 6 {
+		t.Errorf("GracePeriod(web, \"\", 3) after the failures = %d, want the echo's 6", got)
+	}
+}
+
+// A kubelet the grader dropped is freed in the program once the
+// grader's side is garbage, with the client, runtime and Clock it
+// shared.
+func TestKubeletLoopFreed(t *testing.T) {
+	p, _ := fake(t, "kubelet")
+	checkLoopFreed(t, p, "kubelet", "kubelets", func() bool {
+		return Kubelet(p).New(client.NewFake(), kubelets.Options{NodeName: "n1", Runtime: klRuntime(), Clock: informer.NewFakeClock(t0)}) != nil
+	})
 }

@@ -77,7 +77,7 @@ func (t *loopTable) made(c runner, ck *backClock) *frame {
 
 // loopArgs are the arguments of a loop's methods: the handle they name.
 type loopArgs interface {
-	deploymentArgs | gcArgs | controllerArgs | jobArgs | nodeLifecycleArgs | namespaceArgs
+	deploymentArgs | gcArgs | controllerArgs | jobArgs | nodeLifecycleArgs | namespaceArgs | kubeletHandle
 	handleID() int64
 }
 
@@ -87,6 +87,7 @@ func (a controllerArgs) handleID() int64    { return a.ID }
 func (a jobArgs) handleID() int64           { return a.ID }
 func (a nodeLifecycleArgs) handleID() int64 { return a.ID }
 func (a namespaceArgs) handleID() int64     { return a.ID }
+func (a kubeletHandle) handleID() int64     { return a.ID }
 
 // addLoopMethods adds to methods the loop's methods that are the same for
 // every exercise: prefix.Run, prefix.Goroutines and prefix.Free, their
