@@ -23,7 +23,8 @@ import (
 // missing and not optional is an error: CreateContainerConfigError.
 func (k *kubelet) makeEnv(ctx context.Context, pod *api.Pod, c api.Container, podIP string) ([]cri.KeyValue, error) {
 	// TODO: envFrom's keys (prefix, sorted per source), then env in order: value with $(VAR) expanded, fieldRef, configMapKeyRef, secretKeyRef (missing and not optional: an error); the result is env then envFrom's keys env did not name (task 17; rule 10).
-	panic("not implemented: makeEnv")
+	// Until task 17: no env (startContainer, task 11, calls this).
+	return nil, nil
 }
 
 // setEnv sets name to value in env, in place when it is there.
@@ -97,7 +98,8 @@ func expand(s string, vars map[string]string) string {
 // kind, or any without a RootDir, is an error.
 func (k *kubelet) makeMounts(ctx context.Context, pod *api.Pod, c api.Container) ([]cri.Mount, error) {
 	// TODO: setUpVolume every volume of the pod, then a Mount per volumeMount: mountPath, the volume's directory, readOnly (task 17; rule 10).
-	panic("not implemented: makeMounts")
+	// Until task 17: no mounts (startContainer, task 11, calls this).
+	return nil, nil
 }
 
 // setUpVolume makes volume v's directory and writes its files.

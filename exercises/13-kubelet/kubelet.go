@@ -128,14 +128,16 @@ func (k *kubelet) Run(ctx context.Context) error {
 // alone.
 func (k *kubelet) relistLoop(ctx context.Context) {
 	// TODO: wait for k.clock.After(RelistPeriod), asked from a line of its own, or ctx; relist; again, until ctx ends (task 11; rule 4).
-	panic("not implemented: relistLoop")
+	// Until task 11: no relist; it waits for the end, as Run (task 10) starts it.
+	<-ctx.Done()
 }
 
 // staticPodLoop reads StaticPodDir every FileCheckFrequency on the clock
 // until ctx ends (config/file.go: the file source's period).
 func (k *kubelet) staticPodLoop(ctx context.Context) {
 	// TODO: wait for k.clock.After(FileCheckFrequency), asked from a line of its own, or ctx; readStaticPods; again, until ctx ends (task 16; rule 9).
-	panic("not implemented: staticPodLoop")
+	// Until task 16: no static pods; it waits for the end, as Run (task 10) starts it.
+	<-ctx.Done()
 }
 
 // ---------------------------------------------------------------- node

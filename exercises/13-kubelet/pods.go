@@ -65,7 +65,7 @@ func (k *kubelet) runWorker(ctx context.Context, w *podWorker) {
 // Relist; kubelet_pods.go: HandlePodCleanups).
 func (k *kubelet) relist(ctx context.Context) {
 	// TODO: poke once every pod you know: the API's (not mirrors: mirrorChanged), those the runtime has a sandbox of, the static ones and those with a worker (task 11; rules 4, 8).
-	panic("not implemented: relist")
+	// Until task 11: no pod is synced (Run, task 10, calls this).
 }
 
 // podChanged is the pod informer's add and update handler: a pod is
@@ -75,13 +75,13 @@ func (k *kubelet) relist(ctx context.Context) {
 // checkAndUpdatePod).
 func (k *kubelet) podChanged(ctx context.Context, old, p *api.Pod) {
 	// TODO: ignore an update that changed only the status; a mirror pod: mirrorChanged; else poke the pod (task 11; rule 4).
-	panic("not implemented: podChanged")
+	// Until task 11: no pod is synced (Run's informer handlers, task 10, call this).
 }
 
 // podDeleted is the pod informer's delete handler.
 func (k *kubelet) podDeleted(ctx context.Context, p *api.Pod) {
-	// TODO: a mirror pod: mirrorDeleted; else poke the pod (tasks 15, 16).
-	panic("not implemented: podDeleted")
+	// TODO: a mirror pod: mirrorDeleted; else poke the pod (tasks 11, 16).
+	// Until task 11: nothing (Run's informer handlers, task 10, call this).
 }
 
 // specChanged says whether cur differs from old in anything a sync reads
@@ -209,7 +209,8 @@ func (k *kubelet) startContainer(ctx context.Context, w *podWorker, pod *api.Pod
 // kata's recorder does not).
 func (k *kubelet) setWaiting(w *podWorker, name, reason, message string) bool {
 	// TODO: set w.waiting[name] to reason and message; report whether it was not that already, so that a back-off's Event is recorded once per back-off (tasks 12, 13; rule 5).
-	panic("not implemented: setWaiting")
+	// Until task 12: no Waiting kept (startContainer, task 11, calls this).
+	return false
 }
 
 // failStart makes the container Waiting with reason and message, and
@@ -234,7 +235,7 @@ func copyBackoff(b *kubelets.Backoff) *kubelets.Backoff {
 // kuberuntime_container.go: killContainer, executePreStopHook).
 func (k *kubelet) killContainer(ctx context.Context, pod *api.Pod, id, name, reason, message string) {
 	// TODO: the Killing Event (message, or "Stopping container NAME"); the preStop exec through ExecSync within GracePeriod, timed on the clock; StopContainer with GracePeriod less those seconds (tasks 14, 15; rule 8).
-	panic("not implemented: killContainer")
+	// Until task 15: nothing is stopped (execute, task 11, calls this).
 }
 
 // containerSpec is the container of pod named name, in containers then
@@ -258,7 +259,7 @@ func containerSpec(pod *api.Pod, name string) *api.Container {
 // set), then every Ready sandbox (killPodWithSyncResult).
 func (k *kubelet) killPod(ctx context.Context, pod *api.Pod, rt kubelets.RuntimePod, grace *time.Duration) {
 	// TODO: stop every running container of rt at once (killContainer, or StopContainer with grace when given) and wait for them; then StopPodSandbox every Ready sandbox (tasks 12, 15; rule 8).
-	panic("not implemented: killPod")
+	// Until task 15: nothing is stopped (execute, task 11, calls this at a pod's first sync).
 }
 
 // ---------------------------------------------------------------- status

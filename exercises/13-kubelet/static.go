@@ -18,7 +18,7 @@ import (
 // UID) or gone are poked.
 func (k *kubelet) readStaticPods(ctx context.Context) {
 	// TODO: read StaticPodDir's *.yaml, *.yml and *.json files (skip what is not one Pod); replace k.static under k.mu; poke the pods new and gone (task 16; rule 9).
-	panic("not implemented: readStaticPods")
+	// Until task 16: no static pods (Run, task 10, calls this).
 }
 
 func isManifest(name string) bool {
@@ -40,7 +40,7 @@ func (k *kubelet) staticPod(data []byte) *api.Pod {
 // the static pod; remove it, it will be created again").
 func (k *kubelet) syncMirror(ctx context.Context, pod *api.Pod) {
 	// TODO: leave a non-mirror pod of that name alone; delete a mirror being deleted or of another hash; create one when there is none (task 16; rule 9).
-	panic("not implemented: syncMirror")
+	// Until task 16: no mirror pod (syncWorker, task 11, calls this).
 }
 
 // createMirror creates pod's mirror pod: a copy of it with
@@ -64,12 +64,12 @@ func (k *kubelet) deleteMirror(ctx context.Context, m *api.Pod) bool {
 // its hash is no static pod's (HandlePodCleanups: deleteOrphanedMirrorPods).
 func (k *kubelet) mirrorChanged(ctx context.Context, m *api.Pod) {
 	// TODO: before the static pods were read: nothing; a static pod's mirror: poke it; else (unless its worker still stops it) deleteMirror (task 16; rule 9).
-	panic("not implemented: mirrorChanged")
+	// Until task 16: nothing (relist and podChanged, task 11, call this).
 }
 
 // mirrorDeleted pokes the static pod of a mirror pod deleted, so that it
 // is created again.
 func (k *kubelet) mirrorDeleted(ctx context.Context, m *api.Pod) {
 	// TODO: poke the static pod whose hash it had, so that its mirror is made again (task 16; rule 9).
-	panic("not implemented: mirrorDeleted")
+	// Until task 16: nothing (podDeleted, task 11, calls this).
 }

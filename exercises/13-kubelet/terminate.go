@@ -20,7 +20,8 @@ import (
 // are removed. It reports whether the pod is done with.
 func (k *kubelet) terminate(ctx context.Context, w *podWorker, pod *api.Pod, rt kubelets.RuntimePod) bool {
 	// TODO: killPod with the grace; readRuntime; still running: wait for the next sync; else writeStatus (terminal), Delete with grace 0 and a UID precondition (NotFound is done), then removeAll (task 15; rule 8).
-	panic("not implemented: terminate")
+	// Until task 15: nothing stopped or deleted, not done (syncWorker, task 11, calls this).
+	return false
 }
 
 // running says whether any container or sandbox of rt runs.
@@ -42,7 +43,8 @@ func (k *kubelet) removeAll(ctx context.Context, rt kubelets.RuntimePod) bool {
 // reports whether nothing is left.
 func (k *kubelet) cleanupOrphan(ctx context.Context, rt kubelets.RuntimePod) bool {
 	// TODO: nothing left: done; else stop the running containers with OrphanGracePeriodSeconds, the sandboxes, then removeAll (task 15; rule 8).
-	panic("not implemented: cleanupOrphan")
+	// Until task 15: nothing stopped or removed, not done (syncWorker, task 11, calls this).
+	return false
 }
 
 // stopStatic stops the static pod of w, whose file is gone, as a pod
@@ -51,5 +53,6 @@ func (k *kubelet) cleanupOrphan(ctx context.Context, rt kubelets.RuntimePod) boo
 // nothing is left.
 func (k *kubelet) stopStatic(ctx context.Context, w *podWorker, rt kubelets.RuntimePod) bool {
 	// TODO: killPod with w.staticPod's grace; once nothing runs delete its mirror and removeAll (task 16; rule 9).
-	panic("not implemented: stopStatic")
+	// Until task 16: nothing stopped or deleted, not done (syncWorker, task 11, calls this).
+	return false
 }
