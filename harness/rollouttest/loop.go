@@ -401,13 +401,14 @@ func loopRollingUpdateStep(t *suite.T, impl Impl) {
 		t.Fatalf("ReplicaSet %s is gone after the rollback, want it kept (at 0 replicas) while revisionHistoryLimit is the default, 10", v2)
 	}
 	l.changeDeployment(testNamespace, "web", func(d *api.Deployment) { d.Spec.RevisionHistoryLimit = int32p(0) })
-	l.waitFor(fmt.Sprintf("ReplicaSet %s (old, at 0 replicas, uid %s) deleted once Deployment web's revisionHistoryLimit is 0: a sync of a complete rollout deletes the old ReplicaSets beyond the limit that have no replicas (sync.go cleanupDeployment)", v2, old.UID), func() (bool, string) {
-		return l.replicaSet(testNamespace, v2) == nil, fmt.Sprintf("%s; the controller's deletes: %s", loopDescribeReplicaSets(l, "web-"), loopDescribeCalls(l.spy.callsOf("delete", "replicasets", "", "")))
+	// The spy records a call once the fake has answered it, so the
+	// ReplicaSet can be gone a moment before its Delete is on record:
+	// the wait is for both.
+	l.waitFor(fmt.Sprintf("ReplicaSet %s (old, at 0 replicas, uid %s) deleted, through the controller's Delete of replicasets %s/%s, once Deployment web's revisionHistoryLimit is 0: a sync of a complete rollout deletes the old ReplicaSets beyond the limit that have no replicas (sync.go cleanupDeployment; rollout.Controller rule 4)", v2, old.UID, testNamespace, v2), func() (bool, string) {
+		gone, called := l.replicaSet(testNamespace, v2) == nil, len(l.spy.callsOf("delete", "replicasets", testNamespace, v2)) > 0
+		return gone && called, fmt.Sprintf("gone %v, Delete called %v; %s; the controller's deletes: %s", gone, called, loopDescribeReplicaSets(l, "web-"), loopDescribeCalls(l.spy.callsOf("delete", "replicasets", "", "")))
 	})
 	deletes := l.spy.callsOf("delete", "replicasets", testNamespace, v2)
-	if len(deletes) == 0 {
-		t.Errorf("ReplicaSet %s is gone, but the controller never called delete replicasets %s/%s, want its history deleted through Delete (rollout.Controller rule 4)", v2, testNamespace, v2)
-	}
 	for _, c := range deletes {
 		if p := c.opts.Preconditions; p == nil || p.UID == nil || *p.UID != old.UID {
 			t.Errorf("the controller's call %s carried preconditions %s, want {uid %s}, the uid of ReplicaSet %s as the plan saw it: each Delete goes with the ReplicaSet's uid as a precondition, so that another ReplicaSet made since under the same name survives (rollout.Controller rule 4)", c, loopDescribePreconditions(c.opts.Preconditions), old.UID, v2)

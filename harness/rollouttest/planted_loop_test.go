@@ -105,12 +105,12 @@ func init() {
 		},
 		// Rule 5: every AlreadyExists is a collision, the Deployment's
 		// own ReplicaSet of the same template too. A create tried again
-		// before the cache has the first (steps 11, 13, 14) then
+		// before the cache has the first (steps 11, 12, 13, 14) then
 		// collides too.
 		"own-replicaset-collides": {
 			Edits: []planted.Edit{{File: file, Old: "if ref := api.GetControllerOf(existing); ref != nil && ref.UID == d.UID &&", New: "if ref := api.GetControllerOf(existing); false && ref != nil && ref.UID == d.UID &&"}},
 			Fails: []string{"15-collision"},
-			Racy:  []string{"11-create", "13-rolling-update", "14-progress-deadline"},
+			Racy:  []string{"11-create", "12-claim", "13-rolling-update", "14-progress-deadline"},
 		},
 		// Rule 5: a ReplicaSet the Deployment controls is its own
 		// whatever its template.
