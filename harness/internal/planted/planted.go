@@ -261,7 +261,7 @@ func Check(t *testing.T, cfg Config, bugs map[string]Bug) {
 			}
 			failed, passed := Results(stepLine, out)
 			if len(failed)+len(passed) != len(cfg.Steps) {
-				t.Fatalf("the suite against the reference with bug %q ran %d of the %d loop steps (it may not build); output:\n%s", name, len(failed)+len(passed), len(cfg.Steps), out)
+				t.Fatalf("the suite against %s with bug %q ran %d of the %d steps (it may not build, or a panic ended the test binary); output:\n%s", cfg.Noun, name, len(failed)+len(passed), len(cfg.Steps), out)
 			}
 			if missed, extra := compare(bug, failed); len(missed) > 0 || len(extra) > 0 {
 				t.Errorf("the suite against %s with bug %q: failed steps %v, want %v failed (and maybe %v), the others passed; missed %v, extra %v; output:\n%s",

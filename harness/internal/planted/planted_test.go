@@ -167,3 +167,20 @@ func TestSkips(t *testing.T) {
 		t.Error("Check in a child process did not skip")
 	})
 }
+
+func TestFuncSource(t *testing.T) {
+	src := "package p\n\n// f does.\nfunc f() int {\n\treturn 1\n}\n\nfunc (r *T) g() {}\n"
+	if got, want := FuncSource(t, "p.go", src, "f"), "func f() int {\n\treturn 1\n}"; got != want {
+		t.Errorf("FuncSource(f) = %q, want %q", got, want)
+	}
+	if got, want := FuncSource(t, "p.go", src, "g"), "func (r *T) g() {}"; got != want {
+		t.Errorf("FuncSource(g) = %q, want %q", got, want)
+	}
+	f := &fatalTB{TB: t}
+	done := make(chan struct{})
+	go func() { defer close(done); FuncSource(f, "p.go", src, "h") }()
+	<-done
+	if want := "planted: p.go has no func h"; f.msg != want {
+		t.Errorf("FuncSource(h) failed with %q, want %q", f.msg, want)
+	}
+}
