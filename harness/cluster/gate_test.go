@@ -397,7 +397,7 @@ func TestRunGatedComponentsAreThemselves(t *testing.T) {
 	reports := make(chan [2]error, 3)
 	parts := gatedParts
 	parts.Scheduler = func(c client.Interface) Component { return identityProbe{c, reports} }
-	parts.Kubelet = func(c client.Interface, node string) Component { return identityProbe{c, reports} }
+	parts.Kubelet = func(c client.Interface, _ Node) (Component, error) { return identityProbe{c, reports}, nil }
 	dir := t.TempDir()
 	out := newLines()
 	stop, done := runInBackground(t, parts, Options{DataDir: dir, Stdout: out, Nodes: 2})

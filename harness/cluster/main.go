@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kubekata/kubekata/harness/cluster/internal/policy"
+	"github.com/kubekata/kubekata/harness/cri/images"
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
@@ -32,6 +33,9 @@ const usage = `usage: PROG serve --data-dir DIR [--listen 127.0.0.1:6443] [--com
 // os.Args with p and exits. `serve` runs the cluster until SIGINT or
 // SIGTERM; `restore` loads a snapshot into an empty store.
 func Main(p Parts) {
+	// A container of the process runtime is this binary with the
+	// image's program named in its environment: run it, not the cluster.
+	images.Dispatch()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := main(ctx, p, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -69,7 +73,7 @@ func serveCmd(ctx context.Context, p Parts, args []string, stdout, stderr io.Wri
 	var monitorPeriod, gracePeriod time.Duration
 	fs.DurationVar(&monitorPeriod, "node-monitor-period", 0, "")
 	fs.DurationVar(&gracePeriod, "node-monitor-grace-period", 0, "")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 || o.DataDir == "" || o.Nodes < 1 || o.CompactionInterval < 0 || monitorPeriod < 0 || gracePeriod < 0 {
+	if err := fs.Parse(args); err != nil || fs.NArg() != 0 || o.DataDir == "" || o.Nodes < 0 || o.Nodes > MaxNodes || o.CompactionInterval < 0 || monitorPeriod < 0 || gracePeriod < 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}

@@ -70,19 +70,21 @@ type Parts struct {
 	// Nil: the cluster runs no node lifecycle controller, and serve
 	// warns that it ignores those flags.
 	NodeLifecycle *nodelifecycle.Options
-	// Kubelet runs the pods bound to node (issue 14); the cluster starts
-	// one per --nodes, named node-1 to node-N. Absent: pods are bound
-	// but never start.
-	Kubelet func(c client.Interface, node string) Component
+	// Kubelet runs the pods bound to a node (exercise 13's New, as
+	// ProcessKubelet makes one); the cluster starts one per --nodes,
+	// node-1 to node-N, each with its own client (user
+	// system:node:node-N). An error stops the cluster. Absent, or
+	// --nodes 0: pods are bound but never start.
+	Kubelet func(c client.Interface, n Node) (Component, error)
 	// Proxy turns Services into forwarding rules (issue 15). Absent:
 	// Services do not forward.
 	Proxy func(client.Interface) Component
 
-	// StoreFrom, APIServerFrom, PipelineFrom, SchedulerFrom and
-	// ControllersFrom say where the parts come from
+	// StoreFrom, APIServerFrom, PipelineFrom, SchedulerFrom,
+	// ControllersFrom and KubeletFrom say where the parts come from
 	// ("exercises/03-store"), for messages; ControllersFrom names the
 	// first controller's exercise (NewController names each one's).
-	StoreFrom, APIServerFrom, PipelineFrom, SchedulerFrom, ControllersFrom string
+	StoreFrom, APIServerFrom, PipelineFrom, SchedulerFrom, ControllersFrom, KubeletFrom string
 	// NotDone is what to do when a part panics "not implemented", said
 	// after "DIR is not done yet: ".
 	NotDone string

@@ -44,7 +44,8 @@ type Options struct {
 	CompactionInterval time.Duration
 	// After is the compactor's clock; time.After when nil.
 	After func(time.Duration) <-chan time.Time
-	// Nodes is the number of kubelets, named node-1..node-N; 0 means 1.
+	// Nodes is the number of kubelets, named node-1..node-N (at most
+	// MaxNodes); 0 runs none.
 	Nodes int
 	// EtcdServers, when set, runs the store on etcd (Parts.OpenEtcd).
 	EtcdServers []string
@@ -404,17 +405,23 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 		start("the controllers", m)
 	}
 	if p.Kubelet != nil {
-		n := o.Nodes
-		if n <= 0 {
-			n = 1
+		if o.Nodes > MaxNodes {
+			return fmt.Errorf("cluster: %d nodes, at most %d", o.Nodes, MaxNodes)
 		}
-		for i := 1; i <= n; i++ {
-			node := fmt.Sprintf("node-%d", i)
-			c, err := clientOf(node)
+		for i := 1; i <= o.Nodes; i++ {
+			n := newNode(o.DataDir, i)
+			c, err := clientOf(n.Name)
 			if err != nil {
 				return err
 			}
-			start("the kubelet on "+node, p.Kubelet(c, node))
+			k, err := call(p.KubeletFrom, "New", func() (Component, error) { return p.Kubelet(c, n) })
+			if err != nil {
+				return err
+			}
+			if isNil(k) {
+				return fmt.Errorf("cluster: %s: New returned a nil kubelet", from(p.KubeletFrom, "the kubelet"))
+			}
+			start("the kubelet on "+n.Name, k)
 		}
 	}
 	if p.Proxy != nil {

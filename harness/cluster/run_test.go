@@ -210,8 +210,10 @@ func TestRunOrder(t *testing.T) {
 		},
 		APIServer: func(storage.Store) http.Handler { ev.add("apiserver made"); return fake },
 		Scheduler: comp("scheduler"), Controllers: comp("controllers"),
-		Kubelet: func(_ client.Interface, node string) Component { return fakeComponent{name: "kubelet " + node, ev: ev} },
-		Proxy:   comp("proxy"),
+		Kubelet: func(_ client.Interface, n Node) (Component, error) {
+			return fakeComponent{name: "kubelet " + n.Name, ev: ev}, nil
+		},
+		Proxy: comp("proxy"),
 	}
 	out := newLines()
 	stop, done := runInBackground(t, p, Options{DataDir: dir, Nodes: 2, Stdout: out})
@@ -494,7 +496,7 @@ func TestRestoreInMemoryRefused(t *testing.T) {
 }
 
 func TestMainUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"nope"}, {"serve"}, {"serve", "--data-dir", "d", "extra"}, {"serve", "--data-dir", "d", "--nodes", "0"}, {"restore", "--data-dir", "d"}} {
+	for _, args := range [][]string{nil, {"nope"}, {"serve"}, {"serve", "--data-dir", "d", "extra"}, {"serve", "--data-dir", "d", "--nodes", "-1"}, {"serve", "--data-dir", "d", "--nodes", "255"}, {"restore", "--data-dir", "d"}} {
 		var stdout, stderr bytes.Buffer
 		if code := main(context.Background(), referenceParts, args, &stdout, &stderr); code != exitUsage || !strings.HasPrefix(stderr.String(), "usage: PROG serve") {
 			t.Errorf("main(%q) = %d, stderr %q; want %d and the usage", args, code, stderr.String(), exitUsage)

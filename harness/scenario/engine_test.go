@@ -166,10 +166,11 @@ get pods/default/not-there
 
 // The scenarios' needs lines are right: on a cluster whose store is the
 // harness's in-memory one and that has no request pipeline, no
-// scheduler and no controllers (what a learner runs before exercises
-// 03, 05, 06, 07, 10, 11 and 12 are done), every scenario that needs
-// 03-store, 05-admission, 06-scheduler, 07-replicaset, 10-job,
-// 11-nodelifecycle or 12-namespace fails and every other one passes.
+// scheduler, no controllers and no kubelet (what a learner runs before
+// exercises 03, 05, 06, 07, 10, 11, 12 and 13 are done), every scenario
+// that needs 03-store, 05-admission, 06-scheduler, 07-replicaset,
+// 10-job, 11-nodelifecycle, 12-namespace or 13-kubelet fails and every
+// other one passes.
 func TestNeedsLinesOnMemoryStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts clusters")
@@ -196,7 +197,7 @@ func TestNeedsLinesOnMemoryStore(t *testing.T) {
 	for _, s := range list {
 		want := "pass"
 		if slices.ContainsFunc(s.Needs, func(id string) bool {
-			return id == "03-store" || id == "05-admission" || id == "06-scheduler" || id == "07-replicaset" || id == "10-job" || id == "11-nodelifecycle" || id == "12-namespace"
+			return id == "03-store" || id == "05-admission" || id == "06-scheduler" || id == "07-replicaset" || id == "10-job" || id == "11-nodelifecycle" || id == "12-namespace" || id == "13-kubelet"
 		}) {
 			want = "fail"
 		}

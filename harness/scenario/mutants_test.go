@@ -197,6 +197,7 @@ func wiredExercises(w program.Wiring) map[string]bool {
 		"10-job":              w.Job != "",
 		"11-nodelifecycle":    w.NodeLifecycle != "",
 		"12-namespace":        w.Namespace != "",
+		"13-kubelet":          w.Kubelet != "",
 	}
 }
 

@@ -100,6 +100,8 @@ type state struct {
 	// --node-monitor-grace-period; a restart keeps them.
 	policies    []string
 	nodeMonitor [2]time.Duration
+	// nodes is cluster-start's --nodes: how many kubelets run.
+	nodes int
 	// renewers are the Leases renew-lease keeps renewing, by node.
 	renewers map[string]*renewer
 	// who the commands act as (the zero identity is the admin), and the
@@ -209,7 +211,7 @@ func (st *state) connect(ts *testscript.TestScript, id identity) (*kube, string,
 // Commands returns the scenario commands, for testscript.Params.Cmds.
 func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		// cluster-start [--reference] [--admission-policy NAME,...] [--node-monitor-period D] [--node-monitor-grace-period D] starts the cluster on $WORK/data.
+		// cluster-start [--reference] [--nodes N] [--admission-policy NAME,...] [--node-monitor-period D] [--node-monitor-grace-period D] starts the cluster on $WORK/data.
 		"cluster-start": cmdClusterStart,
 		// cluster-stop stops it cleanly (SIGINT).
 		"cluster-stop": cmdClusterStop,
@@ -245,6 +247,8 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"as": cmdAs,
 		// renew-lease NODE EVERY | renew-lease --stop NODE keeps renewing a node's Lease, as its kubelet would, or stops.
 		"renew-lease": cmdRenewLease,
+		// http-get URL prints the body of a GET of URL (a pod's address), which must answer 200.
+		"http-get": cmdHTTPGet,
 	}
 }
 
@@ -268,7 +272,7 @@ func startCluster(ts *testscript.TestScript, st *state, bin string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	p, err := program.Start(ctx, bin, program.Options{DataDir: st.dataDir, Stdout: log, Stderr: log, AdmissionPolicies: st.policies,
-		NodeMonitorPeriod: st.nodeMonitor[0], NodeMonitorGracePeriod: st.nodeMonitor[1]})
+		NodeMonitorPeriod: st.nodeMonitor[0], NodeMonitorGracePeriod: st.nodeMonitor[1], Nodes: st.nodes})
 	if err != nil {
 		ts.Fatalf("cluster-start: %v", err)
 	}
@@ -289,7 +293,7 @@ func startCluster(ts *testscript.TestScript, st *state, bin string) {
 	ts.Setenv("KUBECONFIG", kubeconfig)
 }
 
-// cluster-start [--reference] [--admission-policy NAME,...]
+// cluster-start [--reference] [--nodes N] [--admission-policy NAME,...]
 // [--node-monitor-period D] [--node-monitor-grace-period D] starts the
 // cluster on $WORK/data (the reference's program with --reference) and
 // waits until it is ready. --admission-policy turns on validating
@@ -297,22 +301,26 @@ func startCluster(ts *testscript.TestScript, st *state, bin string) {
 // does; a cluster without the request pipeline (exercise 05) refuses
 // it. The node monitor flags are the node lifecycle controller's, as
 // kata up's (a cluster without exercise 11 warns that it ignores them).
-// cluster-restart keeps them all.
+// --nodes N runs N kubelets, node-1 to node-N, in a cluster with the
+// kubelet (exercise 13); without it none runs, and a scenario applies
+// its Node objects by hand. cluster-restart keeps them all.
 func cmdClusterStart(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "cluster-start")
-	const usage = "usage: cluster-start [--reference] [--admission-policy NAME,...] [--node-monitor-period D] [--node-monitor-grace-period D]"
+	const usage = "usage: cluster-start [--reference] [--nodes N] [--admission-policy NAME,...] [--node-monitor-period D] [--node-monitor-grace-period D]"
 	fs := flag.NewFlagSet("cluster-start", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	reference := fs.Bool("reference", false, "")
+	nodes := fs.Int("nodes", 0, "")
 	policies := fs.String("admission-policy", "", "")
 	var monitor [2]time.Duration
 	fs.DurationVar(&monitor[0], "node-monitor-period", 0, "")
 	fs.DurationVar(&monitor[1], "node-monitor-grace-period", 0, "")
-	if fs.Parse(args) != nil || fs.NArg() != 0 || monitor[0] < 0 || monitor[1] < 0 {
+	if fs.Parse(args) != nil || fs.NArg() != 0 || monitor[0] < 0 || monitor[1] < 0 || *nodes < 0 {
 		ts.Fatalf("%s", usage)
 	}
 	st := stateOf(ts)
 	st.nodeMonitor = monitor
+	st.nodes = *nodes
 	st.policies = nil
 	if *policies != "" {
 		st.policies = strings.Split(*policies, ",")

@@ -43,7 +43,8 @@ var reference = sync.OnceValues(func() (string, error) {
 	// controllers once solutions/10-job does, the node lifecycle and
 	// taint eviction controllers once solutions/11-nodelifecycle does,
 	// the namespace and ServiceAccount controllers once
-	// solutions/12-namespace does.
+	// solutions/12-namespace does, the kubelet once solutions/13-kubelet
+	// does (it runs with cluster-start --nodes N).
 	w := program.Wiring{
 		Store:     m + "/solutions/03-store",
 		APIServer: m + "/solutions/04-apiserver",
@@ -74,6 +75,9 @@ var reference = sync.OnceValues(func() (string, error) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "solutions", "12-namespace")); err == nil {
 		w.Namespace = m + "/solutions/12-namespace"
+	}
+	if _, err := os.Stat(filepath.Join(root, "solutions", "13-kubelet")); err == nil {
+		w.Kubelet = m + "/solutions/13-kubelet"
 	}
 	return bin, program.Build(ctx, root, w, bin)
 })

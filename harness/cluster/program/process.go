@@ -46,8 +46,9 @@ type Options struct {
 	// off. (Unlike the program's flag, whose default is 5m, the zero
 	// value here means off: tests rarely want a compactor.)
 	CompactionInterval time.Duration
-	// Nodes is the number of kubelets (node-1..node-N) once the kubelet
-	// exists; 0 means 1.
+	// Nodes is the number of kubelets (node-1..node-N) when the program
+	// has one (Wiring.Kubelet); 0 runs none, so that Node objects can be
+	// applied by hand.
 	Nodes int
 	// EtcdServers runs the store on etcd (the program needs Wiring.Etcd).
 	EtcdServers []string
@@ -78,12 +79,8 @@ func (o Options) Args() []string {
 	if listen == "" {
 		listen = "127.0.0.1:0"
 	}
-	nodes := o.Nodes
-	if nodes == 0 {
-		nodes = 1
-	}
 	args := []string{"serve", "--data-dir", o.DataDir, "--listen", listen,
-		"--compaction-interval", o.CompactionInterval.String(), "--nodes", strconv.Itoa(nodes)}
+		"--compaction-interval", o.CompactionInterval.String(), "--nodes", strconv.Itoa(o.Nodes)}
 	if len(o.EtcdServers) > 0 {
 		args = append(args, "--etcd-servers", strings.Join(o.EtcdServers, ","))
 	}

@@ -114,8 +114,15 @@ type Wiring struct {
 	// no default ServiceAccount.
 	Namespace string
 
-	// Later: the other controllers, Kubelet and Proxy import paths
-	// (issues 13 to 15).
+	// Kubelet is the import path of the package with
+	// New(client.Interface, kubelets.Options) kubelets.Kubelet
+	// (exercise 13's New): serve --nodes N runs N kubelets, node-1 to
+	// node-N, each over a process runtime whose containers are real OS
+	// processes (cluster.ProcessKubelet). "": pods are bound but never
+	// start, and nodes are objects applied by hand.
+	Kubelet string
+
+	// Later: the Proxy import path (issue 15).
 }
 
 func (w Wiring) module() string {
@@ -192,6 +199,9 @@ func (w Wiring) Source() ([]byte, error) {
 	if w.Namespace != "" {
 		fmt.Fprintf(&b, "\tnamespace %q\n", w.Namespace)
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/namespaces")
+	}
+	if w.Kubelet != "" {
+		fmt.Fprintf(&b, "\tkubelet %q\n", w.Kubelet)
 	}
 	if w.Scheduler != "" || w.controllers() {
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/client")
@@ -284,6 +294,10 @@ func (w Wiring) Source() ([]byte, error) {
 		if w.NodeLifecycle != "" {
 			b.WriteString("\t\tNodeLifecycle: &nodeLifecycle,\n")
 		}
+	}
+	if w.Kubelet != "" {
+		b.WriteString("\t\tKubelet: cluster.ProcessKubelet(kubelet.New),\n")
+		fmt.Fprintf(&b, "\t\tKubeletFrom: %s,\n", strconv.Quote(w.from(w.Kubelet)))
 	}
 	fmt.Fprintf(&b, "\t\tNotDone: %s,\n", strconv.Quote(notDone))
 	b.WriteString("\t})\n}\n")

@@ -119,6 +119,15 @@ func TestSourceImportsOnlyWhatItIsAsked(t *testing.T) {
 		{"the node lifecycle controller, not the namespace controller", Wiring{APIServer: m + "/solutions/04-apiserver", NodeLifecycle: m + "/solutions/11-nodelifecycle"},
 			[]string{`ControllersFrom: "solutions/11-nodelifecycle"`},
 			[]string{"12-namespace", "harness/namespaces", "NamespaceControllerName"}},
+		{"the kubelet alone", Wiring{APIServer: m + "/solutions/04-apiserver", Kubelet: m + "/exercises/13-kubelet"},
+			[]string{`kubelet "` + m + `/exercises/13-kubelet"`, `cluster.ProcessKubelet(kubelet.New),`, ` "exercises/13-kubelet",`},
+			[]string{"harness/client", "scheduler", "Controllers"}},
+		{"the scheduler and the kubelet", Wiring{APIServer: m + "/solutions/04-apiserver", Scheduler: m + "/solutions/06-scheduler", Kubelet: m + "/solutions/13-kubelet"},
+			[]string{`scheduler "` + m + `/solutions/06-scheduler"`, `kubelet "` + m + `/solutions/13-kubelet"`, ` "solutions/13-kubelet",`},
+			[]string{"Controllers"}},
+		{"no kubelet", Wiring{APIServer: m + "/solutions/04-apiserver", Scheduler: m + "/solutions/06-scheduler"},
+			nil,
+			[]string{"kubelet", "Kubelet"}},
 	} {
 		src, err := tc.w.Source()
 		if err != nil {
@@ -626,7 +635,7 @@ func TestArgsNodeMonitor(t *testing.T) {
 	}
 	o := base
 	o.NodeMonitorPeriod, o.NodeMonitorGracePeriod = 500*time.Millisecond, 3*time.Second
-	want := "serve --data-dir d --listen 127.0.0.1:0 --compaction-interval 0s --nodes 1 --node-monitor-period 500ms --node-monitor-grace-period 3s"
+	want := "serve --data-dir d --listen 127.0.0.1:0 --compaction-interval 0s --nodes 0 --node-monitor-period 500ms --node-monitor-grace-period 3s"
 	if got := strings.Join(o.Args(), " "); got != want {
 		t.Errorf("Args() with NodeMonitorPeriod 500ms, NodeMonitorGracePeriod 3s = %q, want %q", got, want)
 	}

@@ -49,7 +49,11 @@ import (
 // refused without it); once the namespace controller (12) is, the
 // controller manager runs it and the ServiceAccount controller too, and
 // a deleted namespace is emptied and then goes, and every namespace gets
-// its default ServiceAccount. Before it builds, it prints one table of
+// its default ServiceAccount; once the kubelet (13) is, --nodes N (1 by
+// default) runs N kubelets, node-1 to node-N, which register their
+// Nodes and run the pods bound to them as real processes, each pod with
+// an address of 127.244.N.0/24, pulling images from the registry that
+// kata image push writes in the data directory. Before it builds, it prints one table of
 // the parts: where each comes from, and what a user will see because one
 // is absent.
 //
@@ -101,6 +105,9 @@ const (
 	// one New) run in the controller manager too; a namespace's content
 	// goes whichever controllers made it.
 	namespaceID = "12-namespace"
+	// The kubelet (13) runs once per --nodes, node-1 to node-N, each over
+	// a process runtime: a pod's containers are real processes.
+	kubeletID = "13-kubelet"
 )
 
 // beyondLoopback: without the pipeline the apiserver authenticates no one.
@@ -112,7 +119,7 @@ func runUp(env *Env, args []string) error {
 	dataDir := fs.String("data-dir", "", "where the cluster keeps its data (default .kata/cluster in the checkout)")
 	port := fs.Int("port", 6443, "the port to listen on (0 picks a free one)")
 	compaction := fs.Duration("compaction-interval", storage.DefaultCompactionInterval, "how often the store is compacted, keeping one interval of history (0 disables)")
-	nodes := fs.Int("nodes", 1, "how many kubelets (node-1..node-N) run, once the kubelet exists")
+	nodes := fs.Int("nodes", 1, "how many kubelets (node-1..node-N, at most 254) run, once the kubelet (13) is finished")
 	var address string
 	fs.StringVar(&address, "listen", "127.0.0.1", "the address to listen on (HOST or HOST:PORT); beyond loopback only with the request pipeline (exercise 05), over TLS")
 	fs.StringVar(&address, "address", "127.0.0.1", "the same as --listen")
@@ -123,7 +130,7 @@ func runUp(env *Env, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	if fs.NArg() != 0 || *port < 0 || *port > 65535 || *compaction < 0 || *nodes < 1 || *monitorPeriod < 0 || *gracePeriod < 0 {
+	if fs.NArg() != 0 || *port < 0 || *port > 65535 || *compaction < 0 || *nodes < 1 || *nodes > 254 || *monitorPeriod < 0 || *gracePeriod < 0 {
 		return errUsage
 	}
 	host, listenPort := address, strconv.Itoa(*port)
@@ -292,7 +299,8 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 		deployment:    isDir(filepath.Join(root, "solutions", deploymentID)),
 		job:           isDir(filepath.Join(root, "solutions", jobID)),
 		nodeLifecycle: isDir(filepath.Join(root, "solutions", nodeLifecycleID)),
-		namespace:     isDir(filepath.Join(root, "solutions", namespaceID))}
+		namespace:     isDir(filepath.Join(root, "solutions", namespaceID)),
+		kubelet:       isDir(filepath.Join(root, "solutions", kubeletID))}
 	if reference {
 		base = "solutions"
 		if !hasSolutions {
@@ -330,6 +338,9 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 	if done.namespace {
 		w.Namespace = importPath(base + "/" + namespaceID)
 	}
+	if done.kubelet {
+		w.Kubelet = importPath(base + "/" + kubeletID)
+	}
 	for _, id := range []string{storeID, apiserverID} {
 		if id == storeID && (!storeDone || etcd) {
 			continue
@@ -364,6 +375,8 @@ type finished struct {
 	nodeLifecycle bool
 	// namespace: the namespace and ServiceAccount controllers run.
 	namespace bool
+	// kubelet: a kubelet runs on each node.
+	kubelet bool
 }
 
 // upFinished decides which of the learner's parts the cluster runs: it
@@ -378,8 +391,9 @@ type finished struct {
 // controller is (without it, a Deployment makes no ReplicaSet),
 // whether the Job controller is (without it, a Job makes no pods),
 // whether the node lifecycle controller is (without it, a node that
-// stops renewing its Lease stays Ready) and whether the namespace
-// controller is (without it, a deleted namespace stays Terminating). A
+// stops renewing its Lease stays Ready), whether the namespace
+// controller is (without it, a deleted namespace stays Terminating) and
+// whether the kubelet is (without it, pods are bound but never start). A
 // part is finished when all its steps pass, as kata next and kata list
 // say.
 func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, error) {
@@ -388,7 +402,7 @@ func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, 
 		return finished{}, err
 	}
 	var exs []*course.Exercise
-	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID, reconcileID, replicasetID, gcID, deploymentID, jobID, nodeLifecycleID, namespaceID} {
+	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID, reconcileID, replicasetID, gcID, deploymentID, jobID, nodeLifecycleID, namespaceID, kubeletID} {
 		e, err := l.exercise(id)
 		if id != storeID && id != apiserverID {
 			if err != nil || !isDir(filepath.Join(root, e.ExerciseDir())) {
@@ -427,6 +441,8 @@ func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, 
 			done.nodeLifecycle = r.Done()
 		case namespaceID:
 			done.namespace = r.Done()
+		case kubeletID:
+			done.kubelet = r.Done()
 		}
 	}
 	if !apiserver.Done() {
@@ -458,7 +474,6 @@ type futurePart struct {
 // futureParts are the parts after the apiserver, with what a user sees
 // while each is absent (DESIGN: the cluster says what is missing).
 var futureParts = []futurePart{
-	{"kubelet", "kubelet", "13", "pods are bound but never start"},
 	{"kube-proxy", "proxy", "14", "Services do not forward"},
 }
 
@@ -585,16 +600,24 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 	default:
 		rows = append(rows, row{"namespace controller", "absent (not in the course yet)", noNamespace})
 	}
+	// Without a kubelet the scheduler binds pods to Node objects applied
+	// by hand, and nothing runs them.
+	const noKubelet = "pods are bound but never start; nodes are objects you apply"
+	switch {
+	case w.Kubelet != "":
+		rows = append(rows, row{"kubelet", rel(w.Kubelet),
+			fmt.Sprintf("node-1..node-%d register and run their pods as processes (pod IPs 127.244.N.x); kata image push adds images", nodes)})
+	case inCourse(kubeletID):
+		rows = append(rows, row{"kubelet", "absent (13 not finished)", noKubelet})
+	default:
+		rows = append(rows, row{"kubelet", "absent (not in the course yet)", noKubelet})
+	}
 	for _, f := range futureParts {
 		from := "absent (not in the course yet)"
 		if inCourse(f.topic) {
 			from = "absent (not in kata up yet)"
 		}
-		see := f.absent
-		if f.part == "kubelet" && nodes != 1 {
-			see += fmt.Sprintf("; once it exists, --nodes %d runs node-1..node-%d", nodes, nodes)
-		}
-		rows = append(rows, row{f.part, from, see})
+		rows = append(rows, row{f.part, from, f.absent})
 	}
 	wp, wf := len("part"), len("from")
 	for _, r := range rows {
@@ -612,7 +635,7 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 func buildCluster(env *Env, root, cmd string, w program.Wiring, bin string) error {
 	rel := func(path string) string { return strings.TrimPrefix(path, course.ModulePath+"/") }
 	var with []string
-	for _, p := range []string{w.Pipeline, w.Scheduler, w.ReplicaSet, w.Reconcile, w.GC, w.Deployment, w.Job, w.NodeLifecycle, w.Namespace} {
+	for _, p := range []string{w.Pipeline, w.Scheduler, w.ReplicaSet, w.Reconcile, w.GC, w.Deployment, w.Job, w.NodeLifecycle, w.Namespace, w.Kubelet} {
 		if p != "" {
 			with = append(with, rel(p))
 		}

@@ -1,0 +1,101 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/kubekata/kubekata/harness/client"
+	"github.com/kubekata/kubekata/harness/cri/images"
+	"github.com/kubekata/kubekata/harness/cri/process"
+	"github.com/kubekata/kubekata/harness/kubelets"
+)
+
+// MaxNodes is the most kubelets a cluster runs: node N's pods take their
+// addresses from 127.244.N.0/24.
+const MaxNodes = 254
+
+// Node is what the cluster gives the kubelet it runs as node-N.
+type Node struct {
+	// Name is node-N.
+	Name string
+	// Index is N, from 1.
+	Index int
+	// Dir is DATA/nodes/node-N: the node's runtime (Dir/runtime: its
+	// containers' root directories and logs), its pods' volumes
+	// (Dir/pods) and its static pod manifests (Dir/manifests).
+	Dir string
+	// DataDir is the cluster's data directory, whose images.json is the
+	// registry every node pulls from (`kata image push` writes it).
+	DataDir string
+	// PodCIDR is where the node's pod IPs come from, 127.244.N.0/24, as
+	// kube-controller-manager gives each node a /24 of --cluster-cidr;
+	// Address, 127.244.N.1 (the first host address, which the runtime
+	// never gives a pod), is the node's own: its InternalIP and its
+	// pods' hostIP.
+	PodCIDR, Address string
+}
+
+// newNode is node-n of a cluster in dataDir.
+func newNode(dataDir string, n int) Node {
+	name := fmt.Sprintf("node-%d", n)
+	return Node{Name: name, Index: n, Dir: filepath.Join(dataDir, "nodes", name), DataDir: dataDir,
+		PodCIDR: fmt.Sprintf("127.244.%d.0/24", n), Address: fmt.Sprintf("127.244.%d.1", n)}
+}
+
+// ProcessKubelet is a Parts.Kubelet: newKubelet (exercise 13's New) over
+// a process runtime (harness/cri/process) whose containers are real OS
+// processes running the cluster program's own binary, which must call
+// images.Dispatch first in main (Main does). The runtime pulls from the
+// registry in the data directory. When the kubelet's Run returns, the
+// runtime is closed, which kills every container it started: no process
+// outlives the cluster.
+func ProcessKubelet(newKubelet kubelets.NewFunc) func(client.Interface, Node) (Component, error) {
+	return func(c client.Interface, n Node) (Component, error) {
+		reg, err := images.Open(n.DataDir)
+		if err != nil {
+			return nil, fmt.Errorf("cluster: %s: %w", n.Name, err)
+		}
+		if err := os.MkdirAll(filepath.Join(n.Dir, "manifests"), 0o755); err != nil {
+			return nil, fmt.Errorf("cluster: %s: %w", n.Name, err)
+		}
+		rt, err := process.New(process.Options{Dir: filepath.Join(n.Dir, "runtime"), Images: reg, CIDR: n.PodCIDR})
+		if err != nil {
+			return nil, fmt.Errorf("cluster: %s: %w", n.Name, err)
+		}
+		k := newKubelet(c, kubelets.Options{
+			NodeName:     n.Name,
+			Address:      n.Address,
+			Runtime:      rt,
+			RootDir:      n.Dir,
+			StaticPodDir: filepath.Join(n.Dir, "manifests"),
+		})
+		if isNilKubelet(k) {
+			_ = rt.Close()
+			return nil, errors.New("New returned a nil kubelet")
+		}
+		return &processKubelet{k: k, rt: rt}, nil
+	}
+}
+
+// processKubelet runs a kubelet, then closes its runtime.
+type processKubelet struct {
+	k  kubelets.Kubelet
+	rt *process.Runtime
+}
+
+func (p *processKubelet) Run(ctx context.Context) error {
+	defer p.rt.Close()
+	return p.k.Run(ctx)
+}
+
+// isNilKubelet says whether k is nil or a nil pointer in an interface.
+func isNilKubelet(k kubelets.Kubelet) bool {
+	if k == nil {
+		return true
+	}
+	c, ok := k.(Component)
+	return ok && isNil(c)
+}

@@ -1,0 +1,55 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// httpTimeout bounds one http-get.
+const httpTimeout = 5 * time.Second
+
+// http-get URL sends one GET to URL (a pod's address, from
+// `get --env IP pods/NS/NAME {.status.podIP}`) and prints the body; the
+// answer must be 200. With !, the request must fail or answer otherwise:
+// a stopped pod's address refuses the connection.
+func cmdHTTPGet(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: http-get URL")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), httpTimeout)
+	defer cancel()
+	body, err := httpGet(ctx, args[0])
+	if err == nil {
+		fmt.Fprint(ts.Stdout(), body)
+	}
+	report(ts, neg, "http-get "+args[0], err)
+}
+
+// httpGet is the body of a GET of url that answers 200, on a connection
+// of its own (nothing kept alive between scenarios' pods).
+func httpGet(ctx context.Context, url string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	tr := &http.Transport{DisableKeepAlives: true}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return string(b), fmt.Errorf("GET %s = %s, want 200 OK", url, resp.Status)
+	}
+	return string(b), nil
+}
