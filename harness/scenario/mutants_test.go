@@ -527,3 +527,35 @@ func TestNamespaceScenariosCatchPlantedBugs(t *testing.T) {
 	})
 	catchPlantedBugs(t, "12-namespace", plantedNamespaceBugs, w, map[string]string{"mutantnamespace": "namespace.go"})
 }
+
+// The planted bugs of testdata/mutantkubelet, and the scenarios of
+// exercise 13 each must fail.
+var plantedKubeletBugs = []plantedBug{
+	// The wrapper without a bug: every scenario passes.
+	{"", nil},
+	// The pod never turns Ready, whatever its readiness probe says.
+	{"never-ready", []string{"kubelet_pod-relay"}},
+	// A deleted pod's process runs on: its address still answers.
+	{"stop-leaves-process", []string{"kubelet_pod-relay"}},
+	// The pod's IP is the node's, where nothing answers.
+	{"wrong-pod-ip", []string{"kubelet_pod-relay"}},
+}
+
+// Each scenario of exercise 13 fails, at one of its checks, against the
+// reference kubelet with a bug planted in what the scenario shows, and
+// passes against the kubelet without one.
+func TestKubeletScenariosCatchPlantedBugs(t *testing.T) {
+	needSolutions(t, "no reference kubelet to plant bugs in, or no scheduler for its scenarios", "06-scheduler", "13-kubelet")
+	// As kata up --reference wires it, with the kubelet planted.
+	m := program.DefaultModule
+	w := program.Wiring{
+		Store:     m + "/solutions/03-store",
+		APIServer: m + "/solutions/04-apiserver",
+		Scheduler: m + "/solutions/06-scheduler",
+		Kubelet:   m + "/" + internalPkg + "/mutantkubelet",
+	}
+	wireSolutions(m, map[string]func(string){
+		"05-admission": func(p string) { w.Pipeline = p },
+	})
+	catchPlantedBugs(t, "13-kubelet", plantedKubeletBugs, w, map[string]string{"mutantkubelet": "kubelet.go"})
+}
