@@ -124,7 +124,7 @@ func (rc *controller) updateRS(old, cur *api.ReplicaSet) {
 // name starts clean, and syncs the key, which finds it gone (deleteRS).
 func (rc *controller) deleteRS(rs *api.ReplicaSet) {
 	// TODO: forget the ReplicaSet's expectations and queue its key (task 10).
-	panic("not implemented: deleteRS")
+	// Until task 10: nothing (Run's ReplicaSet informer and updateRS, task 6, call this).
 }
 
 // resolve returns the ReplicaSet ref points to in namespace, or nil when
@@ -140,7 +140,8 @@ func (rc *controller) resolve(namespace string, ref *api.OwnerReference) *api.Re
 // adopt it.
 func (rc *controller) matching(pod *api.Pod) []*api.ReplicaSet {
 	// TODO: return the cached ReplicaSets of the pod's namespace whose selector matches its labels (task 9).
-	panic("not implemented: matching")
+	// Until task 9: no ReplicaSet matches (addPod and updatePod, task 8, call this).
+	return nil
 }
 
 // addPod: a new pod of a ReplicaSet is one creation observed; an orphan
@@ -148,7 +149,7 @@ func (rc *controller) matching(pod *api.Pod) []*api.ReplicaSet {
 // already being deleted (a controller restart) counts as a deletion.
 func (rc *controller) addPod(pod *api.Pod) {
 	// TODO: a terminating pod counts as deleted; a pod with a controller observes one creation for it and queues it; an orphan queues every ReplicaSet that may adopt it (tasks 8, 10).
-	panic("not implemented: addPod")
+	// Until task 8: nothing (Run's pod informer, task 6, calls this).
 }
 
 // updatePod wakes the ReplicaSets a pod change concerns (updatePod): a
@@ -157,21 +158,22 @@ func (rc *controller) addPod(pod *api.Pod) {
 // wakes the old one too; a changed orphan wakes those that may adopt it.
 func (rc *controller) updatePod(old, cur *api.Pod) {
 	// TODO: ignore an unchanged resourceVersion; a pod now terminating counts as deleted; otherwise queue the old and the new controller or the ReplicaSets that may adopt it, and bring the key back after minReadySeconds when a pod became ready (tasks 8, 9, 14).
-	panic("not implemented: updatePod")
+	// Until task 8: nothing (Run's pod informer, task 6, calls this).
 }
 
 // deletePod: a pod of a ReplicaSet gone (or going) is one deletion
 // observed, counted once per pod by the expectations (deletePod).
 func (rc *controller) deletePod(pod *api.Pod) {
 	// TODO: observe the pod's deletion for its controller and queue it (tasks 8, 10).
-	panic("not implemented: deletePod")
+	// Until task 8: nothing (Run's pod informer, task 6, calls this).
 }
 
 // sameRef compares two controller references by value
 // (reflect.DeepEqual upstream).
 func sameRef(a, b *api.OwnerReference) bool {
 	// TODO: say whether two controller references are the same, nil included (task 9).
-	panic("not implemented: sameRef")
+	// Until task 9: never the same (updatePod, task 8, calls this).
+	return false
 }
 
 func boolPtrEqual(a, b *bool) bool {

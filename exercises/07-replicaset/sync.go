@@ -33,7 +33,8 @@ func (rc *controller) sync(ctx context.Context, key string) error {
 // Pods of other controllers are left out: Claim would ignore them.
 func (rc *controller) activePods(rs *api.ReplicaSet) []*api.Pod {
 	// TODO: return the active cached pods rs may claim: its own and its namespace's orphans (tasks 7, 9).
-	panic("not implemented: activePods")
+	// Until task 7: no pod (sync, task 6, calls this).
+	return nil
 }
 
 // claim carries out Claim's decision through the API and returns the
@@ -43,7 +44,8 @@ func (rc *controller) activePods(rs *api.ReplicaSet) []*api.Pod {
 // failures are the sync's error, after the rest is done.
 func (rc *controller) claim(ctx context.Context, rs *api.ReplicaSet, pods []*api.Pod) ([]*api.Pod, error) {
 	// TODO: carry out Claim through the API: adopt (after canAdopt) and release, and return the owned pods, the adopted ones as updated (task 9).
-	panic("not implemented: claim")
+	// Until task 9: no pod owned, nothing adopted or released (sync, task 6, calls this).
+	return nil, nil
 }
 
 // pickPods returns the pods named in names, in that order, taking an
@@ -88,8 +90,9 @@ func (rc *controller) manage(ctx context.Context, rs *api.ReplicaSet, key string
 // every creation never attempted or failed is observed at once, since no
 // informer event will come for it.
 func (rc *controller) createPods(ctx context.Context, rs *api.ReplicaSet, key string, n int, now time.Time) error {
-	// TODO: refuse a template without labels; expect n creations, create them in slow-start batches with an event each, and observe every creation not made (tasks 10-13).
-	panic("not implemented: createPods")
+	// TODO: refuse a template without labels; expect n creations, create them in slow-start batches with an event each, and observe every creation not made (tasks 7, 10-13).
+	// Until task 7: nothing created (manage, task 6, calls this).
+	return nil
 }
 
 // slowStartBatch calls fn count times, in concurrent batches of
@@ -99,7 +102,8 @@ func (rc *controller) createPods(ctx context.Context, rs *api.ReplicaSet, key st
 // It returns the successes and the first error.
 func slowStartBatch(count, initialBatchSize int, fn func() error) (int, error) {
 	// TODO: call fn count times in concurrent batches of 1, 2, 4 ..., stopping after a batch with a failure; return the successes and the first error (task 12).
-	panic("not implemented: slowStartBatch")
+	// Until task 12: fn is never called (createPods, task 7, calls this).
+	return 0, nil
 }
 
 // deletePods deletes the pods named in names that rs owns, concurrently.
@@ -107,7 +111,8 @@ func slowStartBatch(count, initialBatchSize int, fn func() error) (int, error) {
 // delete what is not its. A pod already gone is no error.
 func (rc *controller) deletePods(ctx context.Context, rs *api.ReplicaSet, key string, owned []*api.Pod, names []string, now time.Time) error {
 	// TODO: delete, concurrently, the named pods rs owns (and only those), after expecting their deletions, with an event each; a failed delete is observed at once, NotFound is no error (tasks 7, 10, 13).
-	panic("not implemented: deletePods")
+	// Until task 7: nothing deleted (manage, task 6, calls this).
+	return nil
 }
 
 // updateStatus writes status when it says something new
@@ -116,7 +121,8 @@ func (rc *controller) deletePods(ctx context.Context, rs *api.ReplicaSet, key st
 // failed write is retried once on a fresh read.
 func (rc *controller) updateStatus(ctx context.Context, rs *api.ReplicaSet, status api.ReplicaSetStatus) error {
 	// TODO: write status with UpdateStatus only when a count, the conditions or the observed generation differ; on failure read rs again and retry once (task 14).
-	panic("not implemented: updateStatus")
+	// Until task 14: no status written (sync, task 6, calls this).
+	return nil
 }
 
 // sameConditions compares two condition lists (reflect.DeepEqual

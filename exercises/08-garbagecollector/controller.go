@@ -107,7 +107,8 @@ func (gcr *collector) getItem(ctx context.Context, id identity) (*gc.Item, error
 // nil where not found (isDangling reads each owner from the apiserver).
 func (gcr *collector) getOwners(ctx context.Context, item gc.Item) ([]*gc.Item, error) {
 	// TODO: read each owner by its reference's kind and name, in item's namespace unless the kind is cluster-scoped; nil where not found (task 8).
-	panic("not implemented: getOwners")
+	// Until task 8: no owner read, each as not found (attemptToDeleteItem, task 7, calls this).
+	return make([]*gc.Item, len(item.OwnerReferences)), nil
 }
 
 // carryOut does what a says to the object id, in the order of
@@ -132,14 +133,16 @@ func (gcr *collector) deleteObject(ctx context.Context, id identity, policy api.
 // false when there is nothing to write; an object gone is done.
 func (gcr *collector) updateMeta(ctx context.Context, id identity, change func(m *api.ObjectMeta) bool) error {
 	// TODO: Get, change a copy's metadata, Update with its resourceVersion; again on Conflict; NotFound or nothing to change is nil (tasks 9, 13).
-	panic("not implemented: updateMeta")
+	// Until task 9: nothing written (carryOut, task 7, calls this).
+	return nil
 }
 
 // removeOwnerRefs drops the owner references of uids from m, and says
 // whether it dropped any (deleteOwnerRefJSONMergePatch).
 func removeOwnerRefs(m *api.ObjectMeta, uids []api.UID) bool {
 	// TODO: remove the owner references whose uid is in uids; report whether one went (tasks 9, 11).
-	panic("not implemented: removeOwnerRefs")
+	// Until task 9: nothing removed (carryOut, task 7, calls this through updateMeta).
+	return false
 }
 
 // unblockOwnerRefs sets blockOwnerDeletion to false on each of m's owner
@@ -147,21 +150,24 @@ func removeOwnerRefs(m *api.ObjectMeta, uids []api.UID) bool {
 // (unblockOwnerReferencesStrategicMergePatch).
 func unblockOwnerRefs(m *api.ObjectMeta) bool {
 	// TODO: set every true blockOwnerDeletion to false; report whether one changed (task 10).
-	panic("not implemented: unblockOwnerRefs")
+	// Until task 10: nothing changed (carryOut, task 7, calls this through updateMeta).
+	return false
 }
 
 // removeFinalizer drops name from m's finalizers, and says whether it was
 // there (removeFinalizer, operations.go).
 func removeFinalizer(m *api.ObjectMeta, name string) bool {
 	// TODO: remove the finalizer name; report whether it was there (tasks 10, 11).
-	panic("not implemented: removeFinalizer")
+	// Until task 10: nothing removed (carryOut, task 7, calls this through updateMeta).
+	return false
 }
 
 // processAttemptToOrphan handles one owner uid of the attemptToOrphan
 // queue (processAttemptToOrphanWorker), as processAttemptToDelete does.
 func (gcr *collector) processAttemptToOrphan(ctx context.Context) bool {
 	// TODO: take one uid, orphan its dependents then remove its orphan finalizer, Forget or AddRateLimited, Done; false once shut down (tasks 11, 13).
-	panic("not implemented: processAttemptToOrphan")
+	// Until task 11: no orphan worker runs, it ends at once (Run, task 7, starts it).
+	return false
 }
 
 // orphanDependents removes the reference to owner from each dependent,

@@ -44,7 +44,8 @@ func identityOf(item gc.Item) identity {
 // "") when the registry says its kind is.
 func ownerIdentity(ref api.OwnerReference, namespace string) identity {
 	// TODO: return ref's coordinates, in namespace unless ref's kind is cluster-scoped (task 8).
-	panic("not implemented: ownerIdentity")
+	// Until task 8: no identity, a virtual node names nothing (addDependentToOwners, task 7, calls this).
+	return identity{}
 }
 
 // node is one object of the graph (upstream's node, graph.go). A virtual
@@ -118,20 +119,22 @@ func (q *changes) pop(ctx context.Context) (event, bool) {
 // pushedCount is how many events were pushed so far.
 func (q *changes) pushedCount() uint64 {
 	// TODO: return pushed under the lock (task 14).
-	panic("not implemented: changes.pushedCount")
+	// Until task 14: none counted (Run, task 7, calls this).
+	return 0
 }
 
 // markApplied records that one more event was applied, waking waitApplied.
 func (q *changes) markApplied() {
 	// TODO: count one more applied event and close and replace moved (task 14).
-	panic("not implemented: changes.markApplied")
+	// Until task 14: nothing counted (runGraph, task 7, calls this).
 }
 
 // waitApplied waits until the first n events pushed have been applied, or
 // returns ctx's error.
 func (q *changes) waitApplied(ctx context.Context, n uint64) error {
 	// TODO: wait on moved until applied reaches n, or ctx ends (task 14).
-	panic("not implemented: changes.waitApplied")
+	// Until task 14: no wait (Run, task 7, calls this).
+	return nil
 }
 
 // graph is upstream's uidToNode with the queues it fills. One goroutine
@@ -177,7 +180,7 @@ func (g *graph) addDependentToOwners(n *node, refs []api.OwnerReference) {
 // refs name (removeDependentFromOwners).
 func (g *graph) removeDependentFromOwners(n *node, refs []api.OwnerReference) {
 	// TODO: remove n from each named owner's dependents (task 9).
-	panic("not implemented: graph.removeDependentFromOwners")
+	// Until task 9: nothing removed (removeNode, task 7, calls this).
 }
 
 // removeNode takes n out of the graph and out of its owners' dependents
@@ -194,7 +197,8 @@ type refPair struct{ old, cur api.OwnerReference }
 // added, the removed, and those whose fields changed (referencesDiffs).
 func referencesDiffs(old, cur []api.OwnerReference) (added, removed []api.OwnerReference, changed []refPair) {
 	// TODO: return the references only in cur, only in old, and in both but different (tasks 9, 10).
-	panic("not implemented: referencesDiffs")
+	// Until task 9: no difference (apply, task 7, calls this).
+	return nil, nil, nil
 }
 
 // queueUnblockedOwners puts in attemptToDelete each owner that lost a
@@ -202,7 +206,7 @@ func referencesDiffs(old, cur []api.OwnerReference) (added, removed []api.OwnerR
 // changed from true to anything else (addUnblockedOwnersToDeleteQueue).
 func (g *graph) queueUnblockedOwners(removed []api.OwnerReference, changed []refPair) {
 	// TODO: queue the owners of the removed blocking references and of those no longer blocking (task 10).
-	panic("not implemented: graph.queueUnblockedOwners")
+	// Until task 10: nothing queued (apply, task 7, calls this).
 }
 
 // processTransitions queues an object that has just started to be
@@ -211,7 +215,7 @@ func (g *graph) queueUnblockedOwners(removed []api.OwnerReference, changed []ref
 // with all its dependents (processTransitions).
 func (g *graph) processTransitions(old *gc.Item, cur gc.Item, n *node) {
 	// TODO: queue n in attemptToOrphan when its orphan deletion starts; queue n and its dependents in attemptToDelete when its foreground deletion starts (tasks 10, 11).
-	panic("not implemented: graph.processTransitions")
+	// Until task 10: nothing queued (apply, task 7, calls this).
 }
 
 // deletionStartsWithFinalizer reports whether cur is being deleted with

@@ -92,22 +92,22 @@ func (dc *controller) addReplicaSet(rs *api.ReplicaSet) {
 // concerns (updateReplicaSet): its controller, or, for an orphan, the
 // Deployments that match it.
 func (dc *controller) updateReplicaSet(old, cur *api.ReplicaSet) {
-	// TODO: queue the Deployment that controls cur, or, for an orphan, getDeploymentsForReplicaSet (tasks 11-13).
-	panic("not implemented: updateReplicaSet")
+	// TODO: queue the Deployment that controls cur (task 11), or, for an orphan, getDeploymentsForReplicaSet (task 12).
+	// Until written: a ReplicaSet updated wakes nobody (Run's ReplicaSet informer, task 11, calls this).
 }
 
 // deleteReplicaSet queues the Deployment that controlled rs
 // (deleteReplicaSet).
 func (dc *controller) deleteReplicaSet(rs *api.ReplicaSet) {
 	// TODO: queue the cached Deployment rs's controller reference names (same uid); an orphan concerns nobody (task 12).
-	panic("not implemented: deleteReplicaSet")
+	// Until task 12: a ReplicaSet deleted wakes nobody (Run's ReplicaSet informer, task 11, calls this).
 }
 
 // deletePod queues the Deployment that controls the pod's ReplicaSet: a
 // Recreate rollout waits for the old pods to go (deletePod).
 func (dc *controller) deletePod(pod *api.Pod) {
-	// TODO: find the pod's ReplicaSet by its controller reference, and queue that ReplicaSet's Deployment (task 13).
-	panic("not implemented: deletePod")
+	// TODO: find the pod's ReplicaSet by its controller reference, and queue that ReplicaSet's Deployment (task 12).
+	// Until task 12: a pod deleted wakes nobody (Run's pod informer, task 11, calls this).
 }
 
 // resolve returns the cached Deployment ref names in namespace, or nil
@@ -123,7 +123,8 @@ func (dc *controller) resolve(namespace string, ref *api.OwnerReference) *api.De
 // (getDeploymentsForReplicaSet).
 func (dc *controller) getDeploymentsForReplicaSet(rs *api.ReplicaSet) []*api.Deployment {
 	// TODO: list the cached Deployments of rs's namespace and keep those whose selector matches rs's labels (task 12).
-	panic("not implemented: getDeploymentsForReplicaSet")
+	// Until task 12: an orphan wakes nobody (addReplicaSet, task 11, calls this).
+	return nil
 }
 
 // selectorMatches reports whether labels satisfy sel as upstream's
@@ -147,7 +148,7 @@ func (dc *controller) processNext(ctx context.Context) bool {
 // the cache and default it, claim its ReplicaSets, gather their pods,
 // ask Plan and carry the plan out. It returns the plan's RequeueAfter.
 func (dc *controller) sync(ctx context.Context, key string) (requeueAfter time.Duration, err error) {
-	// TODO: split the key; gone from the cache, nothing; rollout.WithDefaults a copy; claimReplicaSets; the cached pods those ReplicaSets control; Plan with the clock's time; carryOut (tasks 11-15).
+	// TODO: split the key; gone from the cache, nothing; rollout.WithDefaults a copy; the ReplicaSets d controls (task 11: the cached ones of its namespace whose controller reference has its uid; task 12: claimReplicaSets's instead); the cached pods those ReplicaSets control; Plan with the clock's time; carryOut (tasks 11-15).
 	panic("not implemented: sync")
 }
 

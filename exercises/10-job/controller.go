@@ -56,44 +56,46 @@ type expectations struct {
 type pending struct{ add, del int }
 
 func newExpectations() *expectations {
-	// TODO: return empty expectations (task 12).
-	panic("not implemented: newExpectations")
+	// TODO: return empty expectations (task 11, the expectations).
+	// Until written: none (New, task 11, calls this; the methods below keep nothing until then).
+	return nil
 }
 
 // expect records that the Job key is about to create add pods and delete
 // del pods, in place of what it expected before (ExpectCreations,
 // ExpectDeletions).
 func (e *expectations) expect(key string, add, del int) {
-	// TODO: replace the record of key (task 12).
-	panic("not implemented: expect")
+	// TODO: replace the record of key (task 11, the expectations).
+	// Until written: nothing is expected (deletePods, task 11, calls this).
 }
 
 // creationObserved lowers key's expected creations by one: the informer
 // saw a pod of the Job added, or a create failed or was never tried
 // (CreationObserved).
 func (e *expectations) creationObserved(key string) {
-	// TODO: lower add; no record, nothing to do (task 12).
-	panic("not implemented: creationObserved")
+	// TODO: lower add; no record, nothing to do (task 11, the expectations).
+	// Until written: nothing is expected (addPod, task 11, calls this).
 }
 
 // deletionObserved lowers key's expected deletions by one
 // (DeletionObserved).
 func (e *expectations) deletionObserved(key string) {
-	// TODO: lower del; no record, nothing to do (task 12).
-	panic("not implemented: deletionObserved")
+	// TODO: lower del; no record, nothing to do (task 11, the expectations).
+	// Until written: nothing is expected (deletePod and deletePods, task 11, call this).
 }
 
 // satisfied reports whether key expects nothing more: no record, or both
 // counts at 0 or below (SatisfiedExpectations).
 func (e *expectations) satisfied(key string) bool {
-	// TODO: true without a record or when add ≤ 0 and del ≤ 0 (task 12).
-	panic("not implemented: satisfied")
+	// TODO: true without a record or when add ≤ 0 and del ≤ 0 (task 11, the expectations).
+	// Until written: no record, so nothing is in flight (sync, task 11, calls this).
+	return true
 }
 
 // forget drops key's record: the Job is gone (DeleteExpectations).
 func (e *expectations) forget(key string) {
-	// TODO: delete the record of key (tasks 11, 12).
-	panic("not implemented: forget")
+	// TODO: delete the record of key (task 11, the expectations).
+	// Until written: there is no record (sync and deleteJob, task 11, call this).
 }
 
 // controller is the running Job and TTL-after-finished controllers.
@@ -208,7 +210,7 @@ func (jc *controller) podsOf(j *api.Job) []api.Pod {
 // deletions, creations, then, when every write succeeded, the status
 // with UpdateStatus and the plan's Events.
 func (jc *controller) carryOut(ctx context.Context, j *api.Job, key string, p jobs.Plan) error {
-	// TODO: deletePods; createPods; on any failure return an error without the status; else UpdateStatus a copy of the cached Job with p.Status (when not nil) and record p.Events on the Job (tasks 11, 12).
+	// TODO: deletePods; the creations (task 11: c.Create each pod of p.Create in the Job's namespace, recording SuccessfulCreate or FailedCreate; task 12: createPods instead); on any failure return an error without the status; else UpdateStatus a copy of the cached Job with p.Status (when not nil) and record p.Events on the Job (tasks 11, 12).
 	panic("not implemented: carryOut")
 }
 
@@ -229,7 +231,7 @@ func (jc *controller) deletePods(ctx context.Context, j *api.Job, key string, na
 // ERROR"; a create that fails or is not tried is a creation observed at
 // once.
 func (jc *controller) createPods(ctx context.Context, j *api.Job, key string, pods []api.Pod) error {
-	// TODO: expect the creations; batches doubling from 1, each in parallel, waiting for the batch; stop after a batch with an error, observing one creation for every failed and untried pod; return the first error (task 12).
+	// TODO: expect the creations (as task 11); batches doubling from 1, each in parallel, waiting for the batch; stop after a batch with an error, observing one creation for every failed and untried pod; return the first error (task 12).
 	panic("not implemented: createPods")
 }
 
@@ -238,7 +240,8 @@ func (jc *controller) createPods(ctx context.Context, j *api.Job, key string, po
 // Done either way. False once the queue is shut down.
 func (jc *controller) processNextTTL(ctx context.Context) bool {
 	// TODO: as processNext, with syncTTL on ttlQueue (task 14).
-	panic("not implemented: processNextTTL")
+	// Until task 14: no TTL key is handled, and a TTL worker ends at once (Run, task 11, starts them).
+	return false
 }
 
 // syncTTL is loop rule 6 (processJob): Cleanup on the cached Job, and,

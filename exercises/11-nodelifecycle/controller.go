@@ -128,7 +128,7 @@ func (nc *controller) markNotReady(ctx context.Context, name string) bool {
 // taints at once, Queue puts the node in the taint queue.
 func (nc *controller) processTaints(ctx context.Context, n *api.Node, was api.ConditionStatus) {
 	// TODO: Decide(was, taints); Swap: writeTaints with was; Untaint: writeTaints with True and remove it from the queue; Queue: add (Requeue: remove it first) (task 10).
-	panic("not implemented: processTaints")
+	// Until task 10: no taint written, no node queued (pass, task 9, calls this).
 }
 
 // writeTaints writes to a copy of n the taints SwapTaints gives for
@@ -141,7 +141,7 @@ func (nc *controller) writeTaints(ctx context.Context, n *api.Node, ready api.Co
 // taintPasses runs taintPass every nodelifecycle.TaintPassPeriod on the
 // clock until ctx ends (loop rule 6).
 func (nc *controller) taintPasses(ctx context.Context) {
-	// TODO: wait for nc.clock.After(TaintPassPeriod), called on a line of its own that asks no other wait, or ctx; taintPass; again (task 10).
+	// TODO: wait for nc.clock.After(TaintPassPeriod), called on a line of its own that asks no other wait, or ctx; taintPass; again (task 9).
 	panic("not implemented: taintPasses")
 }
 
@@ -153,7 +153,7 @@ func (nc *controller) taintPasses(ctx context.Context) {
 // when changed, and it is done (the queue still holds it).
 func (nc *controller) taintPass(ctx context.Context) {
 	// TODO: for each due node of the line in order, take a token (none: stop the pass); read the node from the cache and act as the rule says: remove, retry later, or done (task 10).
-	panic("not implemented: taintPass")
+	// Until task 10: no node tried (taintPasses, task 9, calls this).
 }
 
 // ---------------------------------------------------------------- disruption
@@ -165,7 +165,7 @@ func (nc *controller) taintPass(ctx context.Context) {
 // leaving it gives every node a fresh grace (ProbeTime now).
 func (nc *controller) disruption(ctx context.Context, ready []api.ConditionStatus) {
 	// TODO: Disruption with the options; set the queue's rate (task 10); on entering FullDisruption untaint every cached node (as Untaint); on leaving it set every kept ProbeTime to the clock's time; remember the state (task 12).
-	panic("not implemented: disruption")
+	// Until task 10: no rate, no state kept (pass, task 9, calls this).
 }
 
 // ---------------------------------------------------------------- taint queue
@@ -193,7 +193,8 @@ type queued struct {
 // newTaintQueue returns an empty queue whose bucket has rate rate.
 func newTaintQueue(rate float64, now time.Time) *taintQueue {
 	// TODO: an empty queue with newTokenBucket(rate, now) (task 10).
-	panic("not implemented: newTaintQueue")
+	// Until task 10: no queue (Run, task 9, may build it).
+	return nil
 }
 
 // add puts name at the back of the line, due now, unless the queue holds
@@ -319,32 +320,32 @@ func (nc *controller) deletePod(ctx context.Context, namespace, name string) {
 // the cache on its own).
 func (nc *controller) addNode(ctx context.Context, n *api.Node) {
 	// TODO: handleNode (task 11).
-	panic("not implemented: addNode")
+	// Until task 11: nothing (Run's informer handlers, task 9, call this).
 }
 
 func (nc *controller) updateNode(ctx context.Context, old, cur *api.Node) {
 	// TODO: handleNode when the NoExecute taints of old and cur differ (task 11).
-	panic("not implemented: updateNode")
+	// Until task 11: nothing (Run's informer handlers, task 9, call this).
 }
 
 func (nc *controller) deleteNode(ctx context.Context, n *api.Node) {
 	// TODO: nothing: the loop rules ask nothing of a node deleted (upstream's handleNodeUpdate only forgets it); the monitor forgets it at its next pass (task 11).
-	panic("not implemented: deleteNode")
+	// Until task 11: nothing (Run's informer handlers, task 9, call this).
 }
 
 // addPod, updatePod and deletePod are the pod informer's handlers: the
 // taint eviction controller's handlePodUpdate.
 func (nc *controller) addPod(ctx context.Context, p *api.Pod) {
 	// TODO: handlePod (task 11).
-	panic("not implemented: addPod")
+	// Until task 11: nothing (Run's informer handlers, task 9, call this).
 }
 
 func (nc *controller) updatePod(ctx context.Context, old, cur *api.Pod) {
 	// TODO: handlePod when cur's node or tolerations differ from old's (task 11).
-	panic("not implemented: updatePod")
+	// Until task 11: nothing (Run's informer handlers, task 9, call this).
 }
 
 func (nc *controller) deletePodHandler(ctx context.Context, p *api.Pod) {
 	// TODO: cancel the pod's deletion (task 11).
-	panic("not implemented: deletePodHandler")
+	// Until task 11: nothing (Run's informer handlers, task 9, call this).
 }

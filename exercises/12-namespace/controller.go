@@ -113,7 +113,8 @@ func (nc *controller) retryOnConflict(ctx context.Context, ns *api.Namespace, wr
 // order, and returns each kind's result (loop rule 4, deleteAllContent).
 func (nc *controller) deleteAllContent(ctx context.Context, ns string) []namespaces.KindResult {
 	// TODO: one sweepKind per kind of nc.opts.Kinds, in order (task 8).
-	panic("not implemented: deleteAllContent")
+	// Until task 8: nothing deleted, no result (syncNamespace, task 7, may call this).
+	return nil
 }
 
 // sweepKind deletes every object of kind k in namespace ns, one by one
@@ -131,7 +132,8 @@ func (nc *controller) sweepKind(ctx context.Context, ns string, k api.Kind) name
 // UpdateStatus when they changed (loop rule 5).
 func (nc *controller) writeConditions(ctx context.Context, ns *api.Namespace, results []namespaces.KindResult) error {
 	// TODO: Conditions with ns.Status.Conditions, the results and nc.clock.Now(); changed: UpdateStatus a copy of ns with them (NotFound ends the sync) (tasks 8, 9).
-	panic("not implemented: writeConditions")
+	// Until task 8: nothing written (syncNamespace, task 7, may call this).
+	return nil
 }
 
 // finalize sends ns through the finalize subresource with
@@ -139,7 +141,8 @@ func (nc *controller) writeConditions(ctx context.Context, ns *api.Namespace, re
 // through retryOnConflict); a namespace already gone is fine.
 func (nc *controller) finalize(ctx context.Context, ns *api.Namespace) error {
 	// TODO: a copy of ns with Spec.Finalizers = Finalize(ns.Spec.Finalizers), sent with the client's Finalize under retryOnConflict; NotFound is not an error (task 8).
-	panic("not implemented: finalize")
+	// Until task 8: nothing finalized (syncNamespace, task 7, may call this).
+	return nil
 }
 
 // ---------------------------------------------------------------- ServiceAccount controller
@@ -149,12 +152,12 @@ func (nc *controller) finalize(ctx context.Context, ns *api.Namespace) error {
 // in saQueue (loop rule 7).
 func (nc *controller) namespaceAdded(ns *api.Namespace) {
 	// TODO: add ns's name to saQueue (task 10).
-	panic("not implemented: namespaceAdded")
+	// Until task 10: nothing (Run's informer handlers, task 7, may call this).
 }
 
 func (nc *controller) namespaceUpdated(old, cur *api.Namespace) {
 	// TODO: add cur's name to saQueue (task 10).
-	panic("not implemented: namespaceUpdated")
+	// Until task 10: nothing (Run's informer handlers, task 7, may call this).
 }
 
 // serviceAccountDeleted is the ServiceAccount informer's delete handler:
@@ -162,7 +165,7 @@ func (nc *controller) namespaceUpdated(old, cur *api.Namespace) {
 // 7, serviceAccountDeleted).
 func (nc *controller) serviceAccountDeleted(sa *api.ServiceAccount) {
 	// TODO: add sa's namespace to saQueue (task 10).
-	panic("not implemented: serviceAccountDeleted")
+	// Until task 10: nothing (Run's informer handlers, task 7, may call this).
 }
 
 // syncServiceAccounts is one sync of the namespace name for the
@@ -171,5 +174,6 @@ func (nc *controller) serviceAccountDeleted(sa *api.ServiceAccount) {
 // Create for each.
 func (nc *controller) syncServiceAccounts(ctx context.Context, name string) error {
 	// TODO: the namespace from the cache (gone: nothing); the names of its cached ServiceAccounts; Create each one ServiceAccountsToCreate names with only namespace and name set; AlreadyExists and a Forbidden with cause NamespaceTerminatingCause are fine, any other error is returned (task 10).
-	panic("not implemented: syncServiceAccounts")
+	// Until task 10: no ServiceAccount made (Run's workers, task 7, may call this).
+	return nil
 }
