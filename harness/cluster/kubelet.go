@@ -14,8 +14,13 @@ import (
 )
 
 // MaxNodes is the most kubelets a cluster runs: node N's pods take their
-// addresses from 127.244.N.0/24.
+// addresses from 127.X.N.0/24.
 const MaxNodes = 254
+
+// The pod networks, 127.X.0.0/16: the first cluster on a machine takes
+// 127.244 (harness/cri/process.DefaultCIDR's), the next 127.243, and so on
+// down to 127.100.
+const podNetFirst, podNetLast = 244, 100
 
 // Node is what the cluster gives the kubelet it runs as node-N.
 type Node struct {
@@ -30,19 +35,22 @@ type Node struct {
 	// DataDir is the cluster's data directory, whose images.json is the
 	// registry every node pulls from (`kata image push` writes it).
 	DataDir string
-	// PodCIDR is where the node's pod IPs come from, 127.244.N.0/24, as
-	// kube-controller-manager gives each node a /24 of --cluster-cidr;
-	// Address, 127.244.N.1 (the first host address, which the runtime
-	// never gives a pod), is the node's own: its InternalIP and its
-	// pods' hostIP.
+	// PodCIDR is where the node's pod IPs come from, 127.X.N.0/24 of
+	// the cluster's pod network 127.X.0.0/16 (127.244 for the first
+	// cluster on the machine; a cluster started beside it takes another,
+	// so that no two pods share an address), as kube-controller-manager
+	// gives each node a /24 of --cluster-cidr; Address, 127.X.N.1 (the
+	// first host address, which the runtime never gives a pod), is the
+	// node's own: its InternalIP and its pods' hostIP.
 	PodCIDR, Address string
 }
 
-// newNode is node-n of a cluster in dataDir.
-func newNode(dataDir string, n int) Node {
+// newNode is node-n of a cluster in dataDir whose pod network is
+// 127.x.0.0/16.
+func newNode(dataDir string, x, n int) Node {
 	name := fmt.Sprintf("node-%d", n)
 	return Node{Name: name, Index: n, Dir: filepath.Join(dataDir, "nodes", name), DataDir: dataDir,
-		PodCIDR: fmt.Sprintf("127.244.%d.0/24", n), Address: fmt.Sprintf("127.244.%d.1", n)}
+		PodCIDR: fmt.Sprintf("127.%d.%d.0/24", x, n), Address: fmt.Sprintf("127.%d.%d.1", x, n)}
 }
 
 // ProcessKubelet is a Parts.Kubelet: newKubelet (exercise 13's New) over

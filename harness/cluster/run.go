@@ -350,6 +350,19 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 		clients = append(clients, c)
 		return client.New(url, c), nil
 	}
+	// The pod network, held until every component has stopped (the
+	// defers run in reverse).
+	podNet := podNetFirst
+	if p.Kubelet != nil && o.Nodes > 0 {
+		x, release, err := claimPodNetwork()
+		if err != nil {
+			return err
+		}
+		defer release()
+		if podNet = x; x != podNetFirst {
+			fmt.Fprintf(stderr, "cluster: pod network 127.%d.0.0/16 is another cluster's on this machine; this one's pods get addresses of 127.%d.0.0/16\n", podNetFirst, x)
+		}
+	}
 	var comps []*component
 	failed := make(chan error, 1)
 	start := func(name string, comp Component) {
@@ -409,7 +422,7 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 			return fmt.Errorf("cluster: %d nodes, at most %d", o.Nodes, MaxNodes)
 		}
 		for i := 1; i <= o.Nodes; i++ {
-			n := newNode(o.DataDir, i)
+			n := newNode(o.DataDir, podNet, i)
 			c, err := clientOf(n.Name)
 			if err != nil {
 				return err

@@ -12,10 +12,10 @@
 //
 // Its responsibilities:
 //
-//  1. Lifecycle: cluster-start [--reference] [--admission-policy
-//     NAME,...] [--node-monitor-period D] [--node-monitor-grace-period
-//     D], cluster-stop (SIGINT, a clean exit), cluster-restart
-//     (with the same policies), cluster-kill (SIGKILL, a crash), wipe
+//  1. Lifecycle: cluster-start [--reference] [--nodes N]
+//     [--admission-policy NAME,...] [--node-monitor-period D]
+//     [--node-monitor-grace-period D], cluster-stop (SIGINT, a clean
+//     exit), cluster-restart (with the same flags), cluster-kill (SIGKILL, a crash), wipe
 //     (the data directory of a stopped cluster), on $WORK/data; $URL and
 //     $KUBECONFIG point at the running cluster. No cluster process or
 //     watch outlives its scenario, whether it passes or fails (ts.Defer
@@ -60,6 +60,12 @@
 //     background, as a kubelet does, until renew-lease --stop NODE or
 //     the end of the scenario (ts.Defer stops it), so that a scenario
 //     can let one node's Lease expire while another's stays fresh.
+//  9. Nodes and pods: cluster-start --nodes N runs N kubelets (those of
+//     exercise 13), whose containers are processes; http-get URL sends one GET
+//     (to a pod's IP) and prints the body of a 200, and `! http-get`
+//     expects a refusal; image-push NAME:TAG PROGRAM [ARGS...] adds an
+//     image to the registry in the data directory that the nodes pull
+//     from, as `kata image push` does.
 //
 // Scenario files are named <area>_<behaviour>.txtar and open with a
 // header that says what they show and which exercises they need

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/kubekata/kubekata/harness/cri/images"
 )
 
 // httpTimeout bounds one http-get.
@@ -52,4 +54,21 @@ func httpGet(ctx context.Context, url string) (string, error) {
 		return string(b), fmt.Errorf("GET %s = %s, want 200 OK", url, resp.Status)
 	}
 	return string(b), nil
+}
+
+// image-push NAME:TAG PROGRAM [ARGS...] adds an image to the registry in
+// the cluster's data directory, as `kata image push --data-dir` does: the
+// nodes' runtimes pull from it, and read it again at every pull.
+func cmdImagePush(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "image-push")
+	if len(args) < 2 {
+		ts.Fatalf("usage: image-push NAME:TAG PROGRAM [ARGS...]")
+	}
+	r, err := images.Open(stateOf(ts).dataDir)
+	ts.Check(err)
+	e, err := r.Push(args[0], args[1], args[2:])
+	if err != nil {
+		ts.Fatalf("image-push: %v", err)
+	}
+	fmt.Fprintf(ts.Stdout(), "%s %s\n", e.Image, e.ID)
 }

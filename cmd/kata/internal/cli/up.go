@@ -52,7 +52,8 @@ import (
 // its default ServiceAccount; once the kubelet (13) is, --nodes N (1 by
 // default) runs N kubelets, node-1 to node-N, which register their
 // Nodes and run the pods bound to them as real processes, each pod with
-// an address of 127.244.N.0/24, pulling images from the registry that
+// an address of 127.244.N.0/24 (127.243, 127.242, ... when another
+// cluster on the machine has 127.244), pulling images from the registry that
 // kata image push writes in the data directory. Before it builds, it prints one table of
 // the parts: where each comes from, and what a user will see because one
 // is absent.
@@ -606,7 +607,7 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 	switch {
 	case w.Kubelet != "":
 		rows = append(rows, row{"kubelet", rel(w.Kubelet),
-			fmt.Sprintf("node-1..node-%d register and run their pods as processes (pod IPs 127.244.N.x); kata image push adds images", nodes)})
+			fmt.Sprintf("node-1..node-%d register and run their pods as processes (pod IPs 127.244.N.x, unless another cluster here has them); kata image push adds images", nodes)})
 	case inCourse(kubeletID):
 		rows = append(rows, row{"kubelet", "absent (13 not finished)", noKubelet})
 	default:

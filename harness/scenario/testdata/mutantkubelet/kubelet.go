@@ -13,7 +13,9 @@ package mutantkubelet
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	kubelet "github.com/kubekata/kubekata/solutions/13-kubelet"
@@ -40,25 +42,55 @@ const (
 	// WrongPodIP: every pod status the kubelet writes gives the node's
 	// address as the pod's IP.
 	WrongPodIP = "wrong-pod-ip"
+	// RestartsNotCounted: every pod status the kubelet writes says
+	// restartCount 0.
+	RestartsNotCounted = "restarts-not-counted"
+	// ExitCodeLost: an exited container reads as exit code 0, reason
+	// Completed, whatever it exited with.
+	ExitCodeLost = "exit-code-lost"
+	// PullFailsForever: an image whose pull failed once fails for good,
+	// even once it is pushed.
+	PullFailsForever = "pull-fails-forever"
+	// MirrorNotRecreated: a mirror pod is created once; a create of it
+	// again answers as if done, and nothing is made.
+	MirrorNotRecreated = "mirror-not-recreated"
 )
 
 // New is the reference's New with the bug $KATA_SCENARIO_MUTANT names.
 func New(c client.Interface, opts kubelets.Options) kubelets.Kubelet {
 	bug := os.Getenv(Env)
-	if bug == StopLeavesProcess {
-		opts.Runtime = runtime{Runtime: opts.Runtime}
+	switch bug {
+	case StopLeavesProcess, ExitCodeLost, PullFailsForever:
+		opts.Runtime = &runtime{Runtime: opts.Runtime, bug: bug, failed: map[string]bool{}}
 	}
-	return kubelet.New(mutant{Interface: c, bug: bug}, opts)
+	return kubelet.New(&mutant{Interface: c, bug: bug, mirrors: map[string]bool{}}, opts)
 }
 
 // mutant is c with the planted bug.
 type mutant struct {
 	client.Interface
 	bug string
+
+	mu      sync.Mutex
+	mirrors map[string]bool // the mirror pods created once, by namespace/name
 }
 
-func (m mutant) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
-	if p, ok := obj.(*api.Pod); ok && (m.bug == NeverReady || m.bug == WrongPodIP) {
+func (m *mutant) Create(ctx context.Context, obj api.Object) (api.Object, error) {
+	if p, ok := obj.(*api.Pod); ok && m.bug == MirrorNotRecreated && p.Annotations[api.MirrorPodAnnotationKey] != "" {
+		key := p.Namespace + "/" + p.Name
+		m.mu.Lock()
+		again := m.mirrors[key]
+		m.mirrors[key] = true
+		m.mu.Unlock()
+		if again {
+			return obj, nil
+		}
+	}
+	return m.Interface.Create(ctx, obj)
+}
+
+func (m *mutant) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
+	if p, ok := obj.(*api.Pod); ok && (m.bug == NeverReady || m.bug == WrongPodIP || m.bug == RestartsNotCounted) {
 		p = api.DeepCopy(p) // the kubelet's own object stays as it made it
 		obj = p
 		switch m.bug {
@@ -76,21 +108,62 @@ func (m mutant) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, e
 				p.Status.PodIP = p.Status.HostIP
 				p.Status.PodIPs = []api.PodIP{{IP: p.Status.HostIP}}
 			}
+		case RestartsNotCounted:
+			for i := range p.Status.ContainerStatuses {
+				p.Status.ContainerStatuses[i].RestartCount = 0
+			}
 		}
 	}
 	return m.Interface.UpdateStatus(ctx, obj)
 }
 
-// runtime is a cri.Runtime whose StopContainer and StopPodSandbox stop
-// nothing.
+// runtime is a cri.Runtime with the planted bug.
 type runtime struct {
 	cri.Runtime
+	bug string
+
+	mu     sync.Mutex
+	failed map[string]bool // the images whose pull failed
 }
 
-func (runtime) StopContainer(ctx context.Context, id string, timeout time.Duration) error {
-	return nil
+func (r *runtime) StopContainer(ctx context.Context, id string, timeout time.Duration) error {
+	if r.bug == StopLeavesProcess {
+		return nil
+	}
+	return r.Runtime.StopContainer(ctx, id, timeout)
 }
 
-func (runtime) StopPodSandbox(ctx context.Context, id string) error {
-	return nil
+func (r *runtime) StopPodSandbox(ctx context.Context, id string) error {
+	if r.bug == StopLeavesProcess {
+		return nil
+	}
+	return r.Runtime.StopPodSandbox(ctx, id)
+}
+
+func (r *runtime) ContainerStatus(ctx context.Context, id string) (*cri.ContainerStatus, error) {
+	st, err := r.Runtime.ContainerStatus(ctx, id)
+	if err == nil && st != nil && r.bug == ExitCodeLost && st.State == cri.ContainerExited {
+		c := *st
+		c.ExitCode, c.Reason = 0, "Completed"
+		st = &c
+	}
+	return st, err
+}
+
+func (r *runtime) PullImage(ctx context.Context, image cri.ImageSpec) (string, error) {
+	if r.bug == PullFailsForever {
+		r.mu.Lock()
+		failed := r.failed[image.Image]
+		r.mu.Unlock()
+		if failed {
+			return "", fmt.Errorf("mutantkubelet: pull of %s failed before, so it fails for good", image.Image)
+		}
+	}
+	ref, err := r.Runtime.PullImage(ctx, image)
+	if err != nil && r.bug == PullFailsForever {
+		r.mu.Lock()
+		r.failed[image.Image] = true
+		r.mu.Unlock()
+	}
+	return ref, err
 }
