@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/kubekata/kubekata/harness/client"
+	"github.com/kubekata/kubekata/harness/cri"
 	"github.com/kubekata/kubekata/harness/cri/images"
 	"github.com/kubekata/kubekata/harness/cri/process"
 	"github.com/kubekata/kubekata/harness/kubelets"
@@ -98,6 +99,14 @@ func (p *processKubelet) Run(ctx context.Context) error {
 	defer p.rt.Close()
 	return p.k.Run(ctx)
 }
+
+// logSource is a kubelet component whose runtime's logs the cluster
+// serves as pods/log.
+type logSource interface {
+	runtime() cri.Runtime
+}
+
+func (p *processKubelet) runtime() cri.Runtime { return p.rt }
 
 // isNilKubelet says whether k is nil or a nil pointer in an interface.
 func isNilKubelet(k kubelets.Kubelet) bool {

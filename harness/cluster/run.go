@@ -202,6 +202,13 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 	if h == nil {
 		return fmt.Errorf("cluster: %s: New returned a nil handler", from(p.APIServerFrom, "the apiserver"))
 	}
+	// A pod's log, behind the pipeline: read from the runtime of its
+	// node, as upstream's apiserver asks the node's kubelet.
+	var logs *podLogs
+	if p.Kubelet != nil && o.Nodes > 0 {
+		logs = newPodLogs(h)
+		h = logs
+	}
 	var g *gate
 	var guardHosts []string
 	if p.Pipeline != nil {
@@ -433,6 +440,9 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 			}
 			if isNil(k) {
 				return fmt.Errorf("cluster: %s: New returned a nil kubelet", from(p.KubeletFrom, "the kubelet"))
+			}
+			if src, ok := k.(logSource); ok {
+				logs.add(n.Name, src.runtime())
 			}
 			start("the kubelet on "+n.Name, k)
 		}

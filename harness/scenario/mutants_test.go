@@ -534,19 +534,21 @@ var plantedKubeletBugs = []plantedBug{
 	// The wrapper without a bug: every scenario passes.
 	{"", nil},
 	// The pod never turns Ready, whatever its readiness probe says.
-	{"never-ready", []string{"kubelet_image-pull", "kubelet_pod-relay", "kubelet_static-pod"}},
+	{"never-ready", []string{"kubelet_image-pull", "kubelet_logs", "kubelet_pod-relay", "kubelet_static-pod"}},
 	// A deleted pod's process runs on: its address still answers.
 	{"stop-leaves-process", []string{"kubelet_pod-relay", "kubelet_static-pod"}},
 	// The pod's IP is the node's, where nothing answers.
 	{"wrong-pod-ip", []string{"kubelet_image-pull", "kubelet_pod-relay", "kubelet_static-pod"}},
 	// Restarts are not counted: no restartCount reaches 1.
-	{"restarts-not-counted", []string{"kubelet_crash-loop", "kubelet_liveness"}},
+	{"restarts-not-counted", []string{"kubelet_crash-loop", "kubelet_liveness", "kubelet_logs"}},
 	// An exit reads as code 0, Completed.
 	{"exit-code-lost", []string{"kubelet_crash-loop"}},
 	// A pull that failed once fails for good: the pushed image never runs.
 	{"pull-fails-forever", []string{"kubelet_image-pull"}},
 	// A deleted mirror pod is not made again.
 	{"mirror-not-recreated", []string{"kubelet_static-pod"}},
+	// Containers carry no container-name label: no log is found.
+	{"container-name-unlabelled", []string{"kubelet_logs"}},
 }
 
 // Each scenario of exercise 13 fails, at one of its checks, against the

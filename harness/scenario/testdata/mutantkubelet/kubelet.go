@@ -14,6 +14,7 @@ package mutantkubelet
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"sync"
 	"time"
@@ -54,13 +55,16 @@ const (
 	// MirrorNotRecreated: a mirror pod is created once; a create of it
 	// again answers as if done, and nothing is made.
 	MirrorNotRecreated = "mirror-not-recreated"
+	// ContainerNameUnlabelled: containers are created without the
+	// io.kubernetes.container.name label, by which a pod's log is found.
+	ContainerNameUnlabelled = "container-name-unlabelled"
 )
 
 // New is the reference's New with the bug $KATA_SCENARIO_MUTANT names.
 func New(c client.Interface, opts kubelets.Options) kubelets.Kubelet {
 	bug := os.Getenv(Env)
 	switch bug {
-	case StopLeavesProcess, ExitCodeLost, PullFailsForever:
+	case StopLeavesProcess, ExitCodeLost, PullFailsForever, ContainerNameUnlabelled:
 		opts.Runtime = &runtime{Runtime: opts.Runtime, bug: bug, failed: map[string]bool{}}
 	}
 	return kubelet.New(&mutant{Interface: c, bug: bug, mirrors: map[string]bool{}}, opts)
@@ -138,6 +142,16 @@ func (r *runtime) StopPodSandbox(ctx context.Context, id string) error {
 		return nil
 	}
 	return r.Runtime.StopPodSandbox(ctx, id)
+}
+
+func (r *runtime) CreateContainer(ctx context.Context, sandbox string, config *cri.ContainerConfig, sc *cri.PodSandboxConfig) (string, error) {
+	if r.bug == ContainerNameUnlabelled {
+		c := *config
+		c.Labels = maps.Clone(config.Labels)
+		delete(c.Labels, kubelets.LabelContainerName)
+		config = &c
+	}
+	return r.Runtime.CreateContainer(ctx, sandbox, config, sc)
 }
 
 func (r *runtime) ContainerStatus(ctx context.Context, id string) (*cri.ContainerStatus, error) {
