@@ -100,7 +100,7 @@ func call[T any](dir, part string, f func() (T, error)) (v T, err error) {
 type component struct {
 	name   string
 	cancel context.CancelFunc
-	done   chan error
+	done   chan struct{} // closed once Run has returned
 }
 
 // Run runs a cluster from p until ctx is done, then stops it, and
@@ -374,7 +374,7 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 	failed := make(chan error, 1)
 	start := func(name string, comp Component) {
 		cctx, cancel := context.WithCancel(context.Background())
-		cp := &component{name: name, cancel: cancel, done: make(chan error, 1)}
+		cp := &component{name: name, cancel: cancel, done: make(chan struct{})}
 		comps = append(comps, cp)
 		go func() {
 			err := runComponent(cctx, comp)
@@ -387,9 +387,12 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 				default:
 				}
 			}
-			cp.done <- err
+			close(cp.done)
 		}()
 	}
+	// kubelets are the nodes' components, by node name: the admin
+	// endpoint stops one, as a node that fails.
+	kubelets := map[string]*component{}
 	defer func() { // reverse order
 		for i := len(comps) - 1; i >= 0; i-- {
 			comps[i].cancel()
@@ -445,6 +448,7 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 				logs.add(n.Name, src.runtime())
 			}
 			start("the kubelet on "+n.Name, k)
+			kubelets[n.Name] = comps[len(comps)-1]
 		}
 	}
 	if p.Proxy != nil {
@@ -457,7 +461,17 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 
 	// 5. The admin endpoint, then the kubeconfig: a kubeconfig on disk
 	// means a cluster that answers.
-	stopAdmin, err := serveAdmin(o.DataDir, store, stderr)
+	stopNode := func(name string) error {
+		c, ok := kubelets[name]
+		if !ok {
+			return fmt.Errorf("no node %s runs a kubelet here (%d nodes)", name, len(kubelets))
+		}
+		c.cancel()
+		<-c.done
+		fmt.Fprintf(stderr, "cluster: the kubelet on %s is stopped (the admin endpoint asked), and its containers with it\n", name)
+		return nil
+	}
+	stopAdmin, err := serveAdmin(o.DataDir, store, stopNode, stderr)
 	if err != nil {
 		return err
 	}
@@ -605,7 +619,7 @@ func waitAllowed(ctx context.Context, hc *http.Client, url string, timeout time.
 
 // serveAdmin starts the admin endpoint on loopback and publishes it in
 // DIR/admin.json; the returned func stops it and removes the file.
-func serveAdmin(dir string, store storage.Store, log io.Writer) (func(), error) {
+func serveAdmin(dir string, store storage.Store, stopNode func(string) error, log io.Writer) (func(), error) {
 	token, err := admin.NewToken()
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
@@ -615,7 +629,7 @@ func serveAdmin(dir string, store storage.Store, log io.Writer) (func(), error) 
 		return nil, fmt.Errorf("cluster: the admin endpoint: %w", err)
 	}
 	base, cancel := context.WithCancel(context.Background())
-	srv := &http.Server{Handler: admin.Handler(token, store.Snapshot), ReadHeaderTimeout: ReadHeaderTimeout,
+	srv := &http.Server{Handler: admin.Handler(token, store.Snapshot, stopNode), ReadHeaderTimeout: ReadHeaderTimeout,
 		BaseContext: func(net.Listener) context.Context { return base }}
 	var wg sync.WaitGroup
 	wg.Add(1)

@@ -30,9 +30,9 @@
 //  3. Objects over Kubernetes' REST API with untyped JSON: apply FILE
 //     (create, or a strategic merge patch as kubectl apply sends, keeping
 //     the last-applied annotation), replace FILE (PUT, as kubectl
-//     replace), get [-l SELECTOR] [--env VAR] RESOURCE[/NS[/NAME]]
-//     [TEMPLATE] (--env: into $VAR too, to name an object the cluster
-//     named), delete.
+//     replace), get [-l SELECTOR] [--field-selector SELECTOR] [--env
+//     VAR] RESOURCE[/NS[/NAME]] [TEMPLATE] (--env: into $VAR too, to
+//     name an object the cluster named), delete.
 //     A server error is printed as kubectl prints it ("Error from server
 //     (Conflict): ...", "Error from server (Forbidden): pods is
 //     forbidden: User ...", and for a 401 "error: You must be logged in
@@ -65,7 +65,9 @@
 //     (to a pod's IP) and prints the body of a 200, and `! http-get`
 //     expects a refusal; image-push NAME:TAG PROGRAM [ARGS...] adds an
 //     image to the registry in the data directory that the nodes pull
-//     from, as `kata image push` does.
+//     from, as `kata image push` does; kubelet-stop NODE stops a node's
+//     kubelet and its containers, as a node that fails (through the
+//     program's admin endpoint).
 //
 // Scenario files are named <area>_<behaviour>.txtar and open with a
 // header that says what they show and which exercises they need

@@ -175,14 +175,21 @@ func decodeObject(data []byte) (object, error) {
 	return obj, nil
 }
 
-// get reads one object, or a list when r names no object.
-func (k *kube) get(ctx context.Context, r ref, selector string) (object, error) {
+// get reads one object, or a list when r names no object, narrowed by
+// the label selector and the field selectors when given.
+func (k *kube) get(ctx context.Context, r ref, selector string, fields ...string) (object, error) {
 	var q url.Values
-	if selector != "" {
+	if selector != "" || len(fields) > 0 && fields[0] != "" {
 		if r.name != "" {
-			return nil, errors.New("scenario: a label selector needs a collection (RESOURCE or RESOURCE/NS), not one object")
+			return nil, errors.New("scenario: a label or field selector needs a collection (RESOURCE or RESOURCE/NS), not one object")
 		}
-		q = url.Values{"labelSelector": {selector}}
+		q = url.Values{}
+		if selector != "" {
+			q.Set("labelSelector", selector)
+		}
+		if len(fields) > 0 && fields[0] != "" {
+			q.Set("fieldSelector", fields[0])
+		}
 	}
 	return k.send(ctx, http.MethodGet, r.path(), q, "", nil)
 }

@@ -460,14 +460,16 @@ var plantedNodeLifecycleBugs = []plantedBug{
 	{"", nil},
 	// A renewed Lease is no sign of life: node-1 goes Unknown too, the
 	// cluster is fully disrupted, and nothing is tainted.
+	// (A kubelet's status heartbeat every 10s keeps node-1 Ready in
+	// node_kubelet-stopped, as upstream's does without a Lease.)
 	{"ignores-leases", []string{"node_lease-expired"}},
 	// Every tolerationSeconds is read as 0: lingering (300s) is deleted
-	// at once.
-	{"tolerations-ignored", []string{"node_lease-expired"}},
+	// at once, and so is patient (an hour).
+	{"tolerations-ignored", []string{"node_kubelet-stopped", "node_lease-expired"}},
 	// The taint never goes when node-2 comes back.
 	{"never-untaints", []string{"node_lease-expired"}},
 	// No TaintManagerEviction Event.
-	{"no-events", []string{"node_lease-expired"}},
+	{"no-events", []string{"node_kubelet-stopped", "node_lease-expired"}},
 }
 
 // Each scenario of exercise 11 fails, at one of its checks, against the
@@ -488,6 +490,10 @@ func TestNodeLifecycleScenariosCatchPlantedBugs(t *testing.T) {
 		Reconcile:     m + "/solutions/01-reconcile",
 		NodeLifecycle: m + "/" + internalPkg + "/mutantnodelifecycle",
 	}
+	// node_kubelet-stopped needs the kubelet.
+	wireSolutions(m, map[string]func(string){
+		"13-kubelet": func(p string) { w.Kubelet = p },
+	})
 	catchPlantedBugs(t, "11-nodelifecycle", plantedNodeLifecycleBugs, w, map[string]string{"mutantnodelifecycle": "nodelifecycle.go"})
 }
 
@@ -534,11 +540,11 @@ var plantedKubeletBugs = []plantedBug{
 	// The wrapper without a bug: every scenario passes.
 	{"", nil},
 	// The pod never turns Ready, whatever its readiness probe says.
-	{"never-ready", []string{"kubelet_image-pull", "kubelet_logs", "kubelet_pod-relay", "kubelet_static-pod"}},
+	{"never-ready", []string{"kubelet_image-pull", "kubelet_logs", "kubelet_pod-relay", "kubelet_static-pod", "node_kubelet-stopped"}},
 	// A deleted pod's process runs on: its address still answers.
 	{"stop-leaves-process", []string{"kubelet_pod-relay", "kubelet_static-pod"}},
 	// The pod's IP is the node's, where nothing answers.
-	{"wrong-pod-ip", []string{"kubelet_image-pull", "kubelet_pod-relay", "kubelet_static-pod"}},
+	{"wrong-pod-ip", []string{"kubelet_image-pull", "kubelet_pod-relay", "kubelet_static-pod", "node_kubelet-stopped"}},
 	// Restarts are not counted: no restartCount reaches 1.
 	{"restarts-not-counted", []string{"kubelet_crash-loop", "kubelet_liveness", "kubelet_logs"}},
 	// An exit reads as code 0, Completed.
@@ -564,8 +570,16 @@ func TestKubeletScenariosCatchPlantedBugs(t *testing.T) {
 		Scheduler: m + "/solutions/06-scheduler",
 		Kubelet:   m + "/" + internalPkg + "/mutantkubelet",
 	}
+	// node_kubelet-stopped needs the ReplicaSet and node lifecycle
+	// controllers.
 	wireSolutions(m, map[string]func(string){
-		"05-admission": func(p string) { w.Pipeline = p },
+		"05-admission":     func(p string) { w.Pipeline = p },
+		"01-reconcile":     func(p string) { w.Reconcile = p },
+		"07-replicaset":    func(p string) { w.ReplicaSet = p },
+		"11-nodelifecycle": func(p string) { w.NodeLifecycle = p },
 	})
+	if (w.ReplicaSet == "") != (w.Reconcile == "") {
+		w.ReplicaSet, w.Reconcile = "", ""
+	}
 	catchPlantedBugs(t, "13-kubelet", plantedKubeletBugs, w, map[string]string{"mutantkubelet": "kubelet.go"})
 }

@@ -225,7 +225,7 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"apply": cmdApply,
 		// replace FILE writes objects as they are, as kubectl replace.
 		"replace": cmdReplace,
-		// get [-l SELECTOR] [--env VAR] RESOURCE[/NS[/NAME]] [TEMPLATE] prints objects or fields (into $VAR).
+		// get [-l SELECTOR] [--field-selector SELECTOR] [--env VAR] RESOURCE[/NS[/NAME]] [TEMPLATE] prints objects or fields (into $VAR).
 		"get": cmdGet,
 		// delete RESOURCE[/NS]/NAME deletes an object.
 		"delete": cmdDelete,
@@ -251,6 +251,8 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"http-get": cmdHTTPGet,
 		// image-push NAME:TAG PROGRAM [ARGS...] adds an image to the registry the cluster's nodes pull from.
 		"image-push": cmdImagePush,
+		// kubelet-stop NODE stops the kubelet of NODE and its containers, as a node that fails.
+		"kubelet-stop": cmdKubeletStop,
 	}
 }
 
@@ -462,10 +464,11 @@ func writeManifests(ts *testscript.TestScript, neg bool, cmd, file string, write
 // to name an object the cluster named (a pod a ReplicaSet created:
 // {.items[0].metadata.name}).
 func cmdGet(ts *testscript.TestScript, neg bool, args []string) {
-	const usage = "usage: get [-l SELECTOR] [--env VAR] RESOURCE[/NS[/NAME]] [TEMPLATE]"
+	const usage = "usage: get [-l SELECTOR] [--field-selector SELECTOR] [--env VAR] RESOURCE[/NS[/NAME]] [TEMPLATE]"
 	fs := flag.NewFlagSet("get", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	selector := fs.String("l", "", "label selector")
+	fields := fs.String("field-selector", "", "field selector")
 	envVar := fs.String("env", "", "the variable to set")
 	if fs.Parse(args) != nil || fs.NArg() < 1 || fs.NArg() > 2 || (*envVar != "" && neg) {
 		ts.Fatalf("%s", usage)
@@ -480,7 +483,7 @@ func cmdGet(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ctx, cancel := requestContext()
 	defer cancel()
-	obj, err := k.get(ctx, r, *selector)
+	obj, err := k.get(ctx, r, *selector, *fields)
 	if err == nil {
 		var out string
 		if jp != nil {

@@ -279,6 +279,22 @@ func SaveSnapshot(ctx context.Context, dataDir string, w io.Writer) error {
 	return nil
 }
 
+// StopNode asks the cluster running on dataDir to stop the kubelet of
+// node (node-2), as a node that fails: the kubelet stops renewing its
+// Lease and its containers stop; the Node and its pods stay in the API
+// for the node lifecycle controller. It returns once the kubelet has
+// stopped.
+func StopNode(ctx context.Context, dataDir, node string) error {
+	info, err := admin.Read(dataDir)
+	if err != nil {
+		return fmt.Errorf("program: %w", err)
+	}
+	if err := admin.StopNode(ctx, info, node); err != nil {
+		return fmt.Errorf("program: %w", err)
+	}
+	return nil
+}
+
 // ErrNoCluster is the error of SaveSnapshot and SaveSnapshotFile when no
 // cluster runs with its data in the directory (an fs.ErrNotExist too).
 var ErrNoCluster = admin.ErrNoCluster

@@ -158,8 +158,9 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 // Handler serves GET /snapshot to a caller with token, streaming
-// snapshot's output.
-func Handler(token string, snapshot func(ctx context.Context, w io.Writer) error) http.Handler {
+// snapshot's output, and POST /nodes/NAME/stop, which stops node NAME's
+// kubelet with stopNode (a node that fails, for scenarios).
+func Handler(token string, snapshot func(ctx context.Context, w io.Writer) error, stopNode func(name string) error) http.Handler {
 	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
@@ -167,6 +168,24 @@ func Handler(token string, snapshot func(ctx context.Context, w io.Writer) error
 			return
 		}
 		if r.URL.Path == "/ping" {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		if node, ok := strings.CutPrefix(r.URL.Path, "/nodes/"); ok {
+			name, ok := strings.CutSuffix(node, "/stop")
+			if !ok || name == "" || strings.Contains(name, "/") {
+				http.NotFound(w, r)
+				return
+			}
+			if r.Method != http.MethodPost {
+				w.Header().Set("Allow", http.MethodPost)
+				http.Error(w, "admin: only POST", http.StatusMethodNotAllowed)
+				return
+			}
+			if err := stopNode(name); err != nil {
+				http.Error(w, "admin: "+err.Error(), http.StatusNotFound)
+				return
+			}
 			w.WriteHeader(http.StatusOK)
 			return
 		}
@@ -218,6 +237,26 @@ func Fetch(ctx context.Context, info Info, w io.Writer) error {
 	default:
 		return fmt.Errorf("admin: the cluster could not take the snapshot: %s", s)
 	}
+}
+
+// StopNode asks the cluster in info to stop node's kubelet, and returns
+// once it has stopped.
+func StopNode(ctx context.Context, info Info, node string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+info.Address+"/nodes/"+node+"/stop", nil)
+	if err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+info.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("admin: the cluster (pid %d) does not answer at %s; is it still running? %w", info.PID, info.Address, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
+		return fmt.Errorf("admin: stopping the kubelet on %s: %s: %s", node, resp.Status, strings.TrimSpace(string(b)))
+	}
+	return nil
 }
 
 // Alive says whether the admin server in info answers /ping with 200.

@@ -16,7 +16,12 @@ import (
 
 func serve(t *testing.T, token string, snap func(context.Context, io.Writer) error) Info {
 	t.Helper()
-	srv := httptest.NewServer(Handler(token, snap))
+	srv := httptest.NewServer(Handler(token, snap, func(name string) error {
+		if name != "node-2" {
+			return errors.New("no node " + name)
+		}
+		return nil
+	}))
 	t.Cleanup(srv.Close)
 	return Info{Address: strings.TrimPrefix(srv.URL, "http://"), Token: token, PID: 1}
 }
@@ -104,5 +109,30 @@ func TestAlive(t *testing.T) {
 	srv.Close()
 	if Alive(context.Background(), dead) {
 		t.Errorf("Alive(a closed endpoint) = true, want false")
+	}
+}
+
+func TestStopNode(t *testing.T) {
+	info := serve(t, "secret", func(context.Context, io.Writer) error { return nil })
+	if err := StopNode(context.Background(), info, "node-2"); err != nil {
+		t.Errorf("StopNode(node-2) = %v, want nil", err)
+	}
+	if err := StopNode(context.Background(), info, "node-9"); err == nil || !strings.Contains(err.Error(), "404") || !strings.Contains(err.Error(), "no node node-9") {
+		t.Errorf("StopNode(node-9) = %v, want a 404 saying there is no node-9", err)
+	}
+	wrong := info
+	wrong.Token = "guess"
+	if err := StopNode(context.Background(), wrong, "node-2"); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("StopNode with a wrong token = %v, want a 401", err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+info.Address+"/nodes/node-2/stop", nil)
+	req.Header.Set("Authorization", "Bearer secret")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET /nodes/node-2/stop = %d, want 405", resp.StatusCode)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/kubekata/kubekata/harness/cluster/program"
 	"github.com/kubekata/kubekata/harness/cri/images"
 )
 
@@ -71,4 +72,23 @@ func cmdImagePush(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("image-push: %v", err)
 	}
 	fmt.Fprintf(ts.Stdout(), "%s %s\n", e.Image, e.ID)
+}
+
+// kubelet-stop NODE stops NODE's kubelet in the running cluster, and its
+// containers with it (program.StopNode, through the admin endpoint), as
+// a node that fails: its Lease is no longer renewed, and its Node and
+// pods stay in the API for the node lifecycle controller.
+func cmdKubeletStop(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "kubelet-stop")
+	if len(args) != 1 {
+		ts.Fatalf("usage: kubelet-stop NODE")
+	}
+	st := stateOf(ts)
+	st.running(ts, "kubelet-stop")
+	ctx, cancel := requestContext()
+	defer cancel()
+	if err := program.StopNode(ctx, st.dataDir, args[0]); err != nil {
+		ts.Fatalf("kubelet-stop: %v", err)
+	}
+	fmt.Fprintf(ts.Stdout(), "stopped the kubelet on %s\n", args[0])
 }
