@@ -507,6 +507,8 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 		return err == nil
 	}
 	switch {
+	case w.Scheduler != "" && w.Kubelet != "":
+		rows = append(rows, row{"scheduler", rel(w.Scheduler), "pending pods are bound to the kubelets' nodes"})
 	case w.Scheduler != "":
 		rows = append(rows, row{"scheduler", rel(w.Scheduler), "pending pods are bound to nodes (Node objects you apply until the kubelet)"})
 	case inCourse(schedulerID):
