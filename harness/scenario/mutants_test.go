@@ -372,18 +372,20 @@ var plantedDeploymentBugs = []plantedBug{
 	// The wrapper without a bug: every scenario passes.
 	{"", nil},
 	// An old ReplicaSet is never scaled down: no rollout ends.
-	{"never-scales-down", []string{"deployment_restart-scale", "deployment_rollback", "deployment_rolling-update"}},
+	{"never-scales-down", []string{"deployment_restart-scale", "deployment_rollback", "deployment_rolling-update", "deployment_stuck-rollout"}},
 	// The controller never finds the ReplicaSet it made, and makes
 	// another at every sync.
-	{"new-replicaset-each-sync", []string{"deployment_restart-scale", "deployment_rollback", "deployment_rolling-update"}},
+	{"new-replicaset-each-sync", []string{"deployment_restart-scale", "deployment_rollback", "deployment_rolling-update", "deployment_stuck-rollout"}},
 	// A ReplicaSet made new again by a rollback keeps its old revision.
 	{"revision-kept", []string{"deployment_rollback"}},
-	// A new ReplicaSet gets every pod at once, past maxSurge 25%: only
-	// the scenario whose Deployment keeps the default bounds sees it.
-	{"ignores-max-surge", []string{"deployment_rolling-update"}},
+	// A new ReplicaSet gets every pod at once, past maxSurge 25%: the
+	// scenarios whose Deployments keep the default bounds see it.
+	{"ignores-max-surge", []string{"deployment_rolling-update", "deployment_stuck-rollout"}},
 	// A template whose only change is an annotation (kubectl rollout
 	// restart) makes no new ReplicaSet.
 	{"restart-ignored", []string{"deployment_restart-scale"}},
+	// A stuck rollout never says it is past its deadline.
+	{"deadline-never-reported", []string{"deployment_stuck-rollout"}},
 }
 
 // Each scenario of exercise 09 fails, at one of its checks, against the
@@ -402,9 +404,11 @@ func TestDeploymentScenariosCatchPlantedBugs(t *testing.T) {
 		GC:         m + "/solutions/08-garbagecollector",
 		Deployment: m + "/" + internalPkg + "/mutantdeployment",
 	}
+	// deployment_stuck-rollout needs the kubelet.
 	wireSolutions(m, map[string]func(string){
 		"05-admission": func(p string) { w.Pipeline = p },
 		"06-scheduler": func(p string) { w.Scheduler = p },
+		"13-kubelet":   func(p string) { w.Kubelet = p },
 	})
 	catchPlantedBugs(t, "09-deployment", plantedDeploymentBugs, w, map[string]string{"mutantdeployment": "deployment.go"})
 }

@@ -57,6 +57,10 @@ const (
 	// template without its annotations, so `kubectl rollout restart`
 	// (an annotation) changes nothing it sees.
 	RestartIgnored = "restart-ignored"
+	// DeadlineNeverReported: a Deployment's status written with
+	// Progressing False ProgressDeadlineExceeded says Progressing True
+	// ReplicaSetUpdated instead, so a stuck rollout never says so.
+	DeadlineNeverReported = "deadline-never-reported"
 )
 
 // MutantLabel is the pod-template label NewReplicaSetEachSync shows.
@@ -201,6 +205,15 @@ func (m mutant) Update(ctx context.Context, obj api.Object) (api.Object, error) 
 }
 
 func (m mutant) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
+	if d, ok := obj.(*api.Deployment); ok && m.bug == DeadlineNeverReported {
+		d = api.DeepCopy(d)
+		for i, c := range d.Status.Conditions {
+			if c.Type == api.DeploymentProgressing && c.Reason == api.TimedOutReason {
+				d.Status.Conditions[i].Status, d.Status.Conditions[i].Reason = api.ConditionTrue, api.ReplicaSetUpdatedReason
+			}
+		}
+		obj = d
+	}
 	return m.Interface.UpdateStatus(ctx, m.written(obj))
 }
 
