@@ -5,6 +5,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -91,4 +96,92 @@ func cmdKubeletStop(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("kubelet-stop: %v", err)
 	}
 	fmt.Fprintf(ts.Stdout(), "stopped the kubelet on %s\n", args[0])
+}
+
+// pod-processes [--gone] [--timeout D] NAMESPACE/NAME counts the live
+// processes of the kata's containers (the environment names an image
+// program) that run for pod NAMESPACE/NAME (POD_NAMESPACE and POD_NAME)
+// of this scenario's cluster (their working directory is in its data
+// directory: another cluster on the machine may have a pod of that
+// name), by reading /proc: there must be at least one, or with --gone, it waits
+// until there is none, so that a scenario checks that no container
+// outlives its pod or its cluster. Linux only: guard with [!linux] skip.
+func cmdPodProcesses(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "pod-processes")
+	const usage = "usage: pod-processes [--gone] [--timeout D] NAMESPACE/NAME"
+	args, timeout := timeoutFlag(ts, args, stateOf(ts).cfg.WaitTimeout, usage)
+	gone := len(args) == 2 && args[0] == "--gone"
+	if gone {
+		args = args[1:]
+	}
+	ns, name, ok := strings.Cut(strings.Join(args, " "), "/")
+	if len(args) != 1 || !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		ts.Fatalf("%s", usage)
+	}
+	dataDir := stateOf(ts).dataDir
+	if !gone {
+		pids, err := podProcesses(dataDir, ns, name)
+		ts.Check(err)
+		if len(pids) == 0 {
+			ts.Fatalf("pod-processes %s/%s: no process of the pod's containers runs, want at least one", ns, name)
+		}
+		fmt.Fprintf(ts.Stdout(), "%d\n", len(pids))
+		return
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		pids, err := podProcesses(dataDir, ns, name)
+		ts.Check(err)
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("pod-processes --gone %s/%s: processes %v of the pod's containers still run after %v", ns, name, pids, timeout)
+		}
+		// Polled: a process's end has no event to wait on here.
+		<-time.After(50 * time.Millisecond)
+	}
+}
+
+// podProcesses are the pids of the live processes whose environment
+// names an image program and pod ns/name, and whose working directory
+// is in dataDir.
+func podProcesses(dataDir, ns, name string) ([]int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("pod-processes: reading /proc (Linux only): %w", err)
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil {
+			continue // gone meanwhile, or not ours to read
+		}
+		vars := strings.Split(string(env), "\x00")
+		if slices.ContainsFunc(vars, func(v string) bool { return strings.HasPrefix(v, images.ProgramEnv+"=") }) &&
+			slices.Contains(vars, "POD_NAMESPACE="+ns) && slices.Contains(vars, "POD_NAME="+name) {
+			cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+			if err != nil || !strings.HasPrefix(cwd, dataDir+string(filepath.Separator)) || zombie(e.Name()) {
+				continue
+			}
+			pids = append(pids, pid)
+		}
+	}
+	return pids, nil
+}
+
+// zombie says whether process pid has exited and waits to be reaped.
+func zombie(pid string) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	if err != nil {
+		return true
+	}
+	// pid (comm) STATE ...: comm may hold spaces and parentheses.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] == 'Z' || s[i+2] == 'X'
 }

@@ -253,6 +253,8 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"image-push": cmdImagePush,
 		// kubelet-stop NODE stops the kubelet of NODE and its containers, as a node that fails.
 		"kubelet-stop": cmdKubeletStop,
+		// pod-processes [--gone] [--timeout D] NS/NAME counts the pod's container processes, or waits until none is left (Linux).
+		"pod-processes": cmdPodProcesses,
 	}
 }
 
