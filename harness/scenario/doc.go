@@ -67,7 +67,9 @@
 //     image to the registry in the data directory that the nodes pull
 //     from, as `kata image push` does; kubelet-stop NODE stops a node's
 //     kubelet and its containers, as a node that fails (through the
-//     program's admin endpoint).
+//     program's admin endpoint); pod-processes [--gone] NS/NAME counts
+//     the live processes of a pod's containers in this cluster, or
+//     waits until there is none (Linux's /proc).
 //
 // Scenario files are named <area>_<behaviour>.txtar and open with a
 // header that says what they show and which exercises they need
