@@ -1,7 +1,6 @@
 package gctest_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -69,23 +68,14 @@ var partials = map[string]planted.Partial{
 // the planted bugs run): the steps of the tasks done pass, every other
 // step fails, and every step is reported.
 func TestPartialScaffoldFailsOnlyLaterSteps(t *testing.T) {
-	if os.Getenv(mutantEnv) != "" {
-		t.Skip("a child process")
-	}
-	if testing.Short() {
-		t.Skip("builds and runs the exercise once per partial")
-	}
-	root := filepath.Join("..", "..")
-	const exercise, solution = "exercises/08-garbagecollector", "solutions/08-garbagecollector"
-	cfg := planted.Config{
-		Root:        root,
-		SolutionDir: exercise, // the scaffold is what the overlay changes
+	planted.CheckPartials(t, planted.Config{
+		Root:        filepath.Join("..", ".."),
+		SolutionDir: "exercises/08-garbagecollector", // the scaffold is what the overlay changes
 		Test:        "TestGarbageCollector",
 		Steps:       allSteps,
 		ChildEnv:    mutantEnv,
 		Noun:        "the exercise's scaffold",
 		Slots:       2,
 		Timeout:     10 * time.Minute,
-	}
-	planted.Check(t, cfg, planted.Partials(t, root, exercise, solution, partials))
+	}, "solutions/08-garbagecollector", partials)
 }

@@ -1,7 +1,6 @@
 package kubelettest_test
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -53,24 +52,14 @@ var partials = map[string]planted.Partial{
 // the planted bugs run): the steps of the tasks done pass, every other
 // step fails, and every step is reported.
 func TestPartialScaffoldFailsOnlyLaterSteps(t *testing.T) {
-	if os.Getenv(mutantEnv) != "" {
-		t.Skip("a child process")
-	}
-	if testing.Short() {
-		t.Skip("builds and runs the exercise once per partial")
-	}
-	root := filepath.Join("..", "..")
-	const exercise, solution = "exercises/13-kubelet", "solutions/13-kubelet"
-	cfg := planted.Config{
-		Root:        root,
-		SolutionDir: exercise, // the scaffold is what the overlay changes
+	planted.CheckPartials(t, planted.Config{
+		Root:        filepath.Join("..", ".."),
+		SolutionDir: "exercises/13-kubelet", // the scaffold is what the overlay changes
 		Test:        "TestKubelet",
 		Steps:       allSteps,
 		ChildEnv:    mutantEnv,
 		Noun:        "the exercise's scaffold",
 		Slots:       2,
 		Timeout:     10 * time.Minute,
-	}
-	bugs := planted.Partials(t, root, exercise, solution, partials)
-	planted.Check(t, cfg, bugs)
+	}, "solutions/13-kubelet", partials)
 }

@@ -1,7 +1,6 @@
 package nodelifecycletest_test
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -70,30 +69,14 @@ var partials = map[string]planted.Partial{
 // the planted bugs run): the steps of the tasks done pass, every other
 // step fails, and every step is reported.
 func TestPartialScaffoldFailsOnlyLaterSteps(t *testing.T) {
-	if os.Getenv(mutantEnv) != "" {
-		t.Skip("a child process")
-	}
-	if testing.Short() {
-		t.Skip("builds and runs the exercise once per partial")
-	}
-	root := filepath.Join("..", "..")
-	const exercise, solution = "exercises/11-nodelifecycle", "solutions/11-nodelifecycle"
-	cfg := planted.Config{
-		Root:        root,
-		SolutionDir: exercise, // the scaffold is what the overlay changes
+	planted.CheckPartials(t, planted.Config{
+		Root:        filepath.Join("..", ".."),
+		SolutionDir: "exercises/11-nodelifecycle", // the scaffold is what the overlay changes
 		Test:        "TestNodeLifecycle",
 		Steps:       allSteps,
 		ChildEnv:    mutantEnv,
 		Noun:        "the exercise's scaffold",
 		Slots:       2,
 		Timeout:     10 * time.Minute,
-	}
-	bugs := planted.Partials(t, root, exercise, solution, partials)
-	for name, b := range bugs {
-		// The scaffold's updateNode and updatePod in place of the
-		// reference's leave its import of reflect unused.
-		b.Edits = append(b.Edits, planted.Edit{File: "controller.go", Old: "\t\"reflect\"\n", New: "\t_ \"reflect\"\n"})
-		bugs[name] = b
-	}
-	planted.Check(t, cfg, bugs)
+	}, "solutions/11-nodelifecycle", partials)
 }

@@ -1,7 +1,6 @@
 package replicasettest_test
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -66,46 +65,20 @@ var partials = map[string]planted.Partial{
 		Fails: loopStepIDs},
 }
 
-// unusedImports are, by partial and file, the reference's imports that
-// only the functions kept the scaffold's use: a blank import keeps the
-// file building.
-var unusedImports = map[string]map[string][]string{
-	"tasks-1-6-written": {"controller.go": {"maps", "time"}, "sync.go": {"fmt", "slices", "sync", "github.com/kubekata/kubekata/harness/client", "github.com/kubekata/kubekata/harness/events"}},
-}
-
 // TestPartialScaffoldFailsOnlyLaterSteps runs every step against the
 // exercise's package with the reference's files of the tasks done in
 // place of the scaffold's (a go test -overlay, in a child go test, as
 // the planted bugs run): the steps a partial lists fail, every other
 // step passes, and every step is reported.
 func TestPartialScaffoldFailsOnlyLaterSteps(t *testing.T) {
-	if os.Getenv(mutantEnv) != "" {
-		t.Skip("a child process")
-	}
-	if testing.Short() {
-		t.Skip("builds and runs the exercise once per partial")
-	}
-	root := filepath.Join("..", "..")
-	const exercise, solution = "exercises/07-replicaset", "solutions/07-replicaset"
-	cfg := planted.Config{
-		Root:        root,
-		SolutionDir: exercise, // the scaffold is what the overlay changes
+	planted.CheckPartials(t, planted.Config{
+		Root:        filepath.Join("..", ".."),
+		SolutionDir: "exercises/07-replicaset", // the scaffold is what the overlay changes
 		Test:        "TestReplicaSet",
 		Steps:       allSteps,
 		ChildEnv:    mutantEnv,
 		Noun:        "the exercise's scaffold",
 		Slots:       2,
 		Timeout:     10 * time.Minute,
-	}
-	bugs := planted.Partials(t, root, exercise, solution, partials)
-	for name, files := range unusedImports {
-		b := bugs[name]
-		for file, pkgs := range files {
-			for _, p := range pkgs {
-				b.Edits = append(b.Edits, planted.Edit{File: file, Old: "\t\"" + p + "\"\n", New: "\t_ \"" + p + "\"\n"})
-			}
-		}
-		bugs[name] = b
-	}
-	planted.Check(t, cfg, bugs)
+	}, "solutions/07-replicaset", partials)
 }

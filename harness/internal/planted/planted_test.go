@@ -184,3 +184,38 @@ func TestFuncSource(t *testing.T) {
 		t.Errorf("FuncSource(h) failed with %q, want %q", f.msg, want)
 	}
 }
+
+// A partial is the reference's file over the scaffold's, with the
+// functions kept the scaffold's, then its edits; the imports that only
+// the reference's own versions used become blank imports.
+func TestPartials(t *testing.T) {
+	root := t.TempDir()
+	ex, sol := filepath.Join("exercises", "00-x"), filepath.Join("solutions", "00-x")
+	files := map[string]string{
+		filepath.Join(ex, "x.go"):  "package x\n\n// f is a stub.\nfunc f() string {\n\tpanic(\"not implemented: f\")\n}\n\nfunc g() int { panic(\"not implemented: g\") }\n",
+		filepath.Join(sol, "x.go"): "package x\n\nimport (\n\t\"strings\"\n\tstr \"strconv\"\n)\n\n// f is the reference.\nfunc f() string {\n\treturn strings.ToUpper(\"a\")\n}\n\nfunc g() int { n, _ := str.Atoi(\"1\"); return n }\n",
+	}
+	for name, src := range files {
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bugs := Partials(t, root, ex, sol, map[string]Partial{
+		"f-written": {Files: []string{"x.go"}, Keep: map[string][]string{"x.go": {"g"}},
+			Edits: []Edit{{File: "x.go", Old: "ToUpper", New: "ToLower"}}, Fails: []string{"02-g"}},
+	})
+	got, err := edited(func(f string) ([]byte, error) { return os.ReadFile(filepath.Join(root, ex, f)) }, ex, bugs["f-written"].Edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "package x\n\nimport (\n\t\"strings\"\n\t_ \"strconv\"\n)\n\n// f is the reference.\nfunc f() string {\n\treturn strings.ToLower(\"a\")\n}\n\nfunc g() int { panic(\"not implemented: g\") }\n"
+	if got["x.go"] != want {
+		t.Errorf("the partial's x.go:\n%s\nwant:\n%s", got["x.go"], want)
+	}
+	if f := bugs["f-written"].Fails; !slices.Equal(f, []string{"02-g"}) {
+		t.Errorf("the partial's Fails = %v, want [02-g]", f)
+	}
+}
