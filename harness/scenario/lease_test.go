@@ -39,7 +39,7 @@ watch-expect leases MODIFIED node-1 --timeout 10s
 		"renew_no-cluster":  {"renew-lease node-1 1s\n", "renew-lease: no cluster is running (cluster-start first)"},
 		"renew_twice":       {"cluster-start\nrenew-lease node-1 1s\nrenew-lease node-1 1s\n", "renew-lease node-1: already renewing it (renew-lease --stop node-1 first)"},
 		"renew_stop-none":   {"cluster-start\nrenew-lease --stop node-1\n", "renew-lease --stop node-1: no renew-lease node-1 is running"},
-		"usage_start-node":  {"cluster-start --node-monitor-grace-period soon\n", "usage: cluster-start [--reference] [--admission-policy NAME,...] [--node-monitor-period D] [--node-monitor-grace-period D]"},
+		"usage_start-node":  {"cluster-start --node-monitor-grace-period soon\n", "usage: cluster-start [--reference] [--nodes N] [--admission-policy NAME,...] [--node-monitor-period D] [--node-monitor-grace-period D]"},
 	}
 	files := []string{ok}
 	for name, c := range cases {
