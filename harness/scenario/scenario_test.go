@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubekata/kubekata/harness/cluster/program"
 	"github.com/kubekata/kubekata/harness/course"
+	"github.com/kubekata/kubekata/harness/cri/images"
 	"github.com/kubekata/kubekata/harness/scenario/catalog"
 )
 
@@ -83,6 +84,10 @@ var reference = sync.OnceValues(func() (string, error) {
 })
 
 func TestMain(m *testing.M) {
+	// A container of the process runtime runs this binary as its image
+	// (startup_bench_test.go's baseline): Dispatch runs the image's
+	// program and exits when $KATA_IMAGE_PROGRAM says this is one.
+	images.Dispatch()
 	code := m.Run()
 	if built.Load() {
 		// Also when the build failed: its directory exists all the same.
