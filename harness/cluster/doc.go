@@ -1,6 +1,6 @@
 // Package cluster runs a cluster in one process from its parts: the
-// store, the apiserver, and (once their issues land) the scheduler, the
-// controllers, the kubelets and kube-proxy. `kata up`, the scenarios and
+// store, the apiserver, the scheduler, the controllers, the kubelets and
+// (once its issue lands) kube-proxy. `kata up`, the scenarios and
 // the tests generate a small program (harness/cluster/program) whose
 // main is one call to Main with the parts it was built from: the
 // learner's exercises or the reference solutions.
@@ -36,8 +36,9 @@
 //  4. Serve: the apiserver's HTTP server with kube-apiserver's limits,
 //     and the store compacted every interval, as kube-apiserver does.
 //  5. The admin endpoint: the running program hands its store's Snapshot
-//     to `kata snapshot save`, through DIR/admin.json (only the same
-//     user can read it; see internal/admin).
+//     to `kata snapshot save`, and stops one node's kubelet when asked
+//     (a node that fails, for scenarios), through DIR/admin.json (only
+//     the same user can read it; see internal/admin).
 //  6. The controller manager (ControllerManager): the controllers run
 //     side by side as kube-controller-manager, and one that fails stops
 //     the others and, through its error, the cluster; exercise 07's
@@ -49,7 +50,16 @@
 //     --node-monitor-grace-period) the fifth, exercise 12's namespace
 //     and ServiceAccount controllers (one New) the sixth (NewController
 //     says which exercise a New that panics belongs to).
-//  7. Main: the program's command line, `serve` and `restore`, with
+//  7. The nodes (ProcessKubelet): serve --nodes N runs exercise 13's
+//     kubelet as node-1..node-N, each over a process runtime of its own
+//     in DIR/nodes/node-N whose containers are this program's binary
+//     (Main calls images.Dispatch first), pulling from the registry in
+//     DIR; the cluster takes a pod network 127.X.0.0/16 no other cluster
+//     on the machine holds (node N's pods in 127.X.N.0/24), and serves
+//     pods/log from the runtime of the pod's node, behind the pipeline.
+//     A kubelet's runtime closes when it stops: no container outlives
+//     the cluster.
+//  8. Main: the program's command line, `serve` and `restore`, with
 //     messages that say what to do (a part that panics "not implemented"
 //     names its exercise; a corrupt or busy store and a port in use are
 //     explained).
