@@ -98,7 +98,7 @@ func TestUpReference(t *testing.T) {
 	for _, row := range [][2]string{{"store", "solutions/03-store"}, {"apiserver", "solutions/04-apiserver"}, {"pipeline", "solutions/05-admission"}, {"scheduler", "solutions/06-scheduler"},
 		{"controllers", "solutions/07-replicaset + solutions/01-reconcile"}, {"garbage collector", "solutions/08-garbagecollector"},
 		{"deployment controller", "solutions/09-deployment"}, {"job controller", "solutions/10-job"}, {"node lifecycle", "solutions/11-nodelifecycle"},
-		{"namespace controller", "solutions/12-namespace"}} {
+		{"namespace controller", "solutions/12-namespace"}, {"kubelet", "solutions/13-kubelet"}} {
 		re := regexp.MustCompile(`(?m)^    ` + regexp.QuoteMeta(row[0]) + ` +` + regexp.QuoteMeta(row[1]) + ` `)
 		if !re.MatchString(lastStderr.String()) {
 			t.Errorf("kata up --reference printed no row %q from %q in its table of parts; stderr:\n%s", row[0], row[1], lastStderr.String())
@@ -152,10 +152,13 @@ func TestUpReference(t *testing.T) {
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx:1.27"}}}}); err != nil {
 		t.Fatalf("creating a pod through kata up's apiserver: %v", err)
 	}
-	// The reference has exercise 06's scheduler: once a node exists (an
-	// object the admin creates until the kubelet), the pod is bound.
+	// The reference has exercise 06's scheduler: once a node exists, the
+	// pod is bound. Exercise 13's kubelet registers node-1 (kata up runs
+	// one node by default); the admin creates it too, and whichever comes
+	// second finds it there (the kubelet takes a Node that exists as its
+	// own).
 	if _, err := client.For[*api.Node](client.New(url, admin.Client)).Create(ctx, &api.Node{ObjectMeta: api.ObjectMeta{Name: "node-1"},
-		Status: api.NodeStatus{Allocatable: api.ResourceList{"cpu": quantity(t, "4"), "memory": quantity(t, "32Gi"), "pods": quantity(t, "110")}}}); err != nil {
+		Status: api.NodeStatus{Allocatable: api.ResourceList{"cpu": quantity(t, "4"), "memory": quantity(t, "32Gi"), "pods": quantity(t, "110")}}}); err != nil && !client.IsAlreadyExists(err) {
 		t.Fatalf("creating node-1 through kata up's apiserver: %v", err)
 	}
 	bound := func() string {
