@@ -35,15 +35,13 @@ type podLogs struct {
 
 	mu       sync.Mutex
 	runtimes map[string]cri.Runtime // by node name
-	// poll is how often a followed log is read again.
-	poll time.Duration
 }
 
 // logFollowPoll is how often kubectl logs -f looks for more lines.
 const logFollowPoll = 100 * time.Millisecond
 
 func newPodLogs(next http.Handler) *podLogs {
-	return &podLogs{next: next, runtimes: map[string]cri.Runtime{}, poll: logFollowPoll}
+	return &podLogs{next: next, runtimes: map[string]cri.Runtime{}}
 }
 
 // add makes node's runtime the one its pods' logs are read from.
@@ -102,7 +100,7 @@ func (l *podLogs) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
-	_ = copyLog(r.Context(), w, path, opts, running, l.poll)
+	_ = copyLog(r.Context(), w, path, opts, running, logFollowPoll)
 }
 
 // pod reads NS/NAME through the apiserver (as the request's user has

@@ -212,20 +212,11 @@ func Handler(token string, snapshot func(ctx context.Context, w io.Writer) error
 // Fetch asks the admin server in info for a snapshot and copies it to w.
 // It fails unless the whole snapshot arrived and the server said so.
 func Fetch(ctx context.Context, info Info, w io.Writer) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+info.Address+"/snapshot", nil)
+	resp, err := call(ctx, info, http.MethodGet, "/snapshot", "GET /snapshot")
 	if err != nil {
-		return fmt.Errorf("admin: %w", err)
-	}
-	req.Header.Set("Authorization", "Bearer "+info.Token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("admin: the cluster (pid %d) does not answer at %s; is it still running? %w", info.PID, info.Address, err)
+		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
-		return fmt.Errorf("admin: GET /snapshot: %s: %s", resp.Status, strings.TrimSpace(string(b)))
-	}
 	if _, err := io.Copy(w, resp.Body); err != nil {
 		return fmt.Errorf("admin: reading the snapshot: %w", err)
 	}
@@ -242,21 +233,32 @@ func Fetch(ctx context.Context, info Info, w io.Writer) error {
 // StopNode asks the cluster in info to stop node's kubelet, and returns
 // once it has stopped.
 func StopNode(ctx context.Context, info Info, node string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+info.Address+"/nodes/"+node+"/stop", nil)
+	resp, err := call(ctx, info, http.MethodPost, "/nodes/"+node+"/stop", "stopping the kubelet on "+node)
 	if err != nil {
-		return fmt.Errorf("admin: %w", err)
+		return err
+	}
+	return resp.Body.Close()
+}
+
+// call sends method path to the admin server in info with its token; an
+// answer other than 200 is an error saying what (what the call is for)
+// and the server's words.
+func call(ctx context.Context, info Info, method, path, what string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, "http://"+info.Address+path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("admin: %w", err)
 	}
 	req.Header.Set("Authorization", "Bearer "+info.Token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("admin: the cluster (pid %d) does not answer at %s; is it still running? %w", info.PID, info.Address, err)
+		return nil, fmt.Errorf("admin: the cluster (pid %d) does not answer at %s; is it still running? %w", info.PID, info.Address, err)
 	}
-	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
-		return fmt.Errorf("admin: stopping the kubelet on %s: %s: %s", node, resp.Status, strings.TrimSpace(string(b)))
+		return nil, fmt.Errorf("admin: %s: %s: %s", what, resp.Status, strings.TrimSpace(string(b)))
 	}
-	return nil
+	return resp, nil
 }
 
 // Alive says whether the admin server in info answers /ping with 200.
