@@ -65,6 +65,9 @@ type container struct {
 	reaped bool // pid may be reused: signal the group no more
 	oom    bool
 	exited chan struct{} // closed once CONTAINER_EXITED
+	// starting is set while StartContainer runs the process without
+	// the lock, and closed when the container is running or failed.
+	starting chan struct{}
 }
 
 // CreateContainer implements cri.RuntimeService.
@@ -239,53 +242,96 @@ func copyContainerConfig(c *cri.ContainerConfig) cri.ContainerConfig {
 	return out
 }
 
-// StartContainer implements cri.RuntimeService.
+// StartContainer implements cri.RuntimeService. The runtime's lock is
+// not held while the process is made (files, pipes, fork and exec take
+// milliseconds): the other containers' calls go on meanwhile, and a
+// stop, remove or Close of this one waits for the start to end.
 func (r *Runtime) StartContainer(ctx context.Context, containerID string) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
 		return errClosed
 	}
 	c, ok := r.containers[containerID]
 	if !ok {
+		r.mu.Unlock()
 		return notFound("container", containerID)
 	}
-	if c.state != cri.ContainerCreated {
-		return fmt.Errorf("process: start container %q: it is %s, want %s", containerID, c.state, cri.ContainerCreated)
+	if c.state != cri.ContainerCreated || c.starting != nil {
+		state := string(c.state)
+		if c.starting != nil {
+			state = "being started"
+		}
+		r.mu.Unlock()
+		return fmt.Errorf("process: start container %q: it is %s, want %s", containerID, state, cri.ContainerCreated)
 	}
 	if sb := r.sandboxes[c.sandboxID]; sb == nil || sb.state != cri.SandboxReady {
+		r.mu.Unlock()
 		return fmt.Errorf("process: start container %q: its sandbox %q is not ready", containerID, c.sandboxID)
 	}
-	if err := r.startLocked(c); err != nil {
+	c.starting = make(chan struct{})
+	r.wg.Add(1) // watch's, or given back below: Close waits for this start
+	r.mu.Unlock()
+
+	p, err := r.spawn(c) // c's config does not change after CreateContainer
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	close(c.starting)
+	c.starting = nil
+	if err != nil {
+		r.wg.Done()
 		now := time.Now()
 		c.state, c.started, c.finished = cri.ContainerExited, now, now
 		c.exitCode, c.reason, c.message = startErrorCode, startErrorReason, err.Error()
 		close(c.exited)
 		return fmt.Errorf("process: start container %q: %w", containerID, err)
 	}
+	c.state, c.started, c.pid = cri.ContainerRunning, time.Now(), p.cmd.Process.Pid
+	reaped := make(chan struct{})
+	go r.watch(c, p.cmd, p.outR, p.errR, p.log, reaped)
+	if limit := c.config.Resources.MemoryLimitInBytes; limit > 0 && memoryLimits {
+		r.wg.Add(1)
+		go r.watchMemory(c, limit, reaped)
+	}
+	if sb := r.sandboxes[c.sandboxID]; r.closed || sb == nil || sb.state != cri.SandboxReady {
+		// Closed, or its sandbox stopped, while it started: it does not
+		// outlive them (it exits 137, SIGKILL).
+		r.signalLocked(c, syscall.SIGKILL)
+	}
 	return nil
 }
 
-func (r *Runtime) startLocked(c *container) error {
+// spawned is a started process with its output pipes and log.
+type spawned struct {
+	cmd        *exec.Cmd
+	outR, errR *os.File
+	log        *logFile
+}
+
+// spawn starts c's process in a group of its own, its output going to
+// pipes that watch copies to its log; it reads only what
+// CreateContainer set.
+func (r *Runtime) spawn(c *container) (*spawned, error) {
 	if err := os.MkdirAll(filepath.Dir(c.logPath), 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	f, err := os.OpenFile(c.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	lf := &logFile{f: f}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		_ = lf.close()
-		return err
+		return nil, err
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
 		_ = lf.close()
 		_ = outR.Close()
 		_ = outW.Close()
-		return err
+		return nil, err
 	}
 	cmd := &exec.Cmd{
 		Path:        r.exe,
@@ -303,17 +349,20 @@ func (r *Runtime) startLocked(c *container) error {
 		_ = outR.Close()
 		_ = errR.Close()
 		_ = lf.close()
-		return err
+		return nil, err
 	}
-	c.state, c.started, c.pid = cri.ContainerRunning, time.Now(), cmd.Process.Pid
-	reaped := make(chan struct{})
-	r.wg.Add(1)
-	go r.watch(c, cmd, outR, errR, lf, reaped)
-	if limit := c.config.Resources.MemoryLimitInBytes; limit > 0 && memoryLimits {
-		r.wg.Add(1)
-		go r.watchMemory(c, limit, reaped)
+	return &spawned{cmd: cmd, outR: outR, errR: errR, log: lf}, nil
+}
+
+// waitStart returns once c's start, if one is under way, has ended.
+// r.mu is not held.
+func (r *Runtime) waitStart(c *container) {
+	r.mu.Lock()
+	ch := c.starting
+	r.mu.Unlock()
+	if ch != nil {
+		<-ch
 	}
-	return nil
 }
 
 // watch copies a container's output to its log, waits for its exit,
@@ -425,9 +474,15 @@ func (r *Runtime) signalLocked(c *container, sig syscall.Signal) {
 func (r *Runtime) StopContainer(ctx context.Context, containerID string, timeout time.Duration) error {
 	r.mu.Lock()
 	c, ok := r.containers[containerID]
+	r.mu.Unlock()
 	// Unknown (removed, or never made) is no error, as not running is
 	// not: api.proto; cri-tools' validate/idempotence.go.
-	running := ok && c.state == cri.ContainerRunning
+	if !ok {
+		return nil
+	}
+	r.waitStart(c)
+	r.mu.Lock()
+	running := c.state == cri.ContainerRunning
 	r.mu.Unlock()
 	if !running {
 		return nil
@@ -471,10 +526,12 @@ func (r *Runtime) stop(ctx context.Context, c *container, timeout time.Duration)
 func (r *Runtime) RemoveContainer(ctx context.Context, containerID string) error {
 	r.mu.Lock()
 	c, ok := r.containers[containerID]
+	r.mu.Unlock()
 	if !ok {
-		r.mu.Unlock()
 		return nil
 	}
+	r.waitStart(c)
+	r.mu.Lock()
 	running := c.state == cri.ContainerRunning
 	r.mu.Unlock()
 	if running {

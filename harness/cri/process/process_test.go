@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -625,5 +626,93 @@ func TestNewErrors(t *testing.T) {
 		t.Errorf("New(dir after Close) = %v, want no error", err)
 	} else {
 		_ = r.Close()
+	}
+}
+
+// TestStartsRaceStopAndClose starts containers on goroutines (the
+// runtime makes their processes without its lock) while their sandbox
+// stops, or the runtime closes: every start ends running-then-killed or
+// refused, no process outlives the stop or the Close, and a container
+// is started once however many ask.
+func TestStartsRaceStopAndClose(t *testing.T) {
+	for _, end := range []string{"StopPodSandbox", "Close"} {
+		t.Run(end, func(t *testing.T) {
+			r := newRuntime(t, "")
+			sb := runSandbox(t, r)
+			if _, err := r.PullImage(ctx, cri.ImageSpec{Image: "test/wait"}); err != nil {
+				t.Fatalf("PullImage(test/wait) = %v, want no error", err)
+			}
+			const n = 12
+			ids := make([]string, n)
+			for i := range ids {
+				id, err := r.CreateContainer(ctx, sb, &cri.ContainerConfig{
+					Metadata: cri.ContainerMetadata{Name: fmt.Sprintf("c%d", i)},
+					Image:    cri.ImageSpec{Image: "test/wait"},
+				}, nil)
+				if err != nil {
+					t.Fatalf("CreateContainer(c%d) = %v, want no error", i, err)
+				}
+				ids[i] = id
+			}
+			// Two starts of each container at once, and the end among them.
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			started := map[string]int{}
+			for _, id := range ids {
+				for range 2 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						if r.StartContainer(ctx, id) == nil {
+							mu.Lock()
+							started[id]++
+							mu.Unlock()
+						}
+					}()
+				}
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var err error
+				if end == "Close" {
+					err = r.Close()
+				} else {
+					err = r.StopPodSandbox(ctx, sb)
+				}
+				if err != nil {
+					t.Errorf("%s() = %v, want no error", end, err)
+				}
+			}()
+			done := make(chan struct{})
+			go func() { wg.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(deadline):
+				t.Fatalf("the starts and %s have not returned after %v, want them done: a process started while the runtime closes must be killed, or Close waits for it forever", end, deadline)
+			}
+			for i, id := range ids {
+				if started[id] > 1 {
+					t.Errorf("StartContainer(c%d) succeeded %d times at once, want once at most: a container starts once", i, started[id])
+				}
+			}
+			if end == "Close" {
+				for i, id := range ids {
+					if pid := r.PID(id); pid > 0 && !gone(pid) {
+						t.Errorf("after Close, c%d's process %d is alive, want none: Close waits for the starts under way and kills what they started", i, pid)
+					}
+				}
+				return
+			}
+			for i, id := range ids {
+				st := status(t, r, id)
+				if st.State == cri.ContainerRunning {
+					t.Errorf("after StopPodSandbox, ContainerStatus(c%d).State = %s, want not running: a start under way when its sandbox stops does not outlive it", i, st.State)
+				}
+				if pid := r.PID(id); pid > 0 {
+					waitFor(t, fmt.Sprintf("c%d's process %d to be gone", i, pid), func() bool { return gone(pid) })
+				}
+			}
+		})
 	}
 }

@@ -266,12 +266,19 @@ func (r *Runtime) StopPodSandbox(ctx context.Context, podSandboxID string) error
 	sb.state = cri.SandboxNotReady
 	var running []*container
 	for _, c := range r.containers {
-		if c.sandboxID == podSandboxID && c.state == cri.ContainerRunning {
+		if c.sandboxID == podSandboxID && (c.state == cri.ContainerRunning || c.starting != nil) {
 			running = append(running, c)
 		}
 	}
 	r.mu.Unlock()
 	for _, c := range running {
+		r.waitStart(c) // a start that ends now finds the sandbox NotReady: it kills its process
+		r.mu.Lock()
+		started := c.pid > 0
+		r.mu.Unlock()
+		if !started {
+			continue // its start failed
+		}
 		if err := r.stop(ctx, c, 0); err != nil {
 			return err
 		}
