@@ -76,6 +76,10 @@ type kubelet struct {
 	// existed); set before anything else starts.
 	node    *api.Node
 	created time.Time
+	// runtimeVersion is the node's containerRuntimeVersion,
+	// "NAME://VERSION", "" until the runtime's Version answered: set by
+	// register, then by the node status loop alone.
+	runtimeVersion string
 
 	// mu guards workers, static, seen, staticRead and closed.
 	mu sync.Mutex
@@ -152,9 +156,11 @@ func (k *kubelet) register(ctx context.Context) (*api.Node, bool) {
 	panic("not implemented: register")
 }
 
-// tryRegister is one registration attempt.
+// tryRegister is one registration attempt. The runtime's Version is
+// asked first; when it fails the Node is registered all the same, its
+// containerRuntimeVersion empty until the status loop asks again.
 func (k *kubelet) tryRegister(ctx context.Context) (*api.Node, error) {
-	// TODO: Create initialNode; AlreadyExists: Get the Node and take it as yours; on success record NodeReady for the Node you made and remember when (task 10; rule 1).
+	// TODO: askRuntimeVersion, then Create initialNode; AlreadyExists: Get the Node and take it as yours; on success record NodeReady for the Node you made and remember when (task 10; rule 1).
 	panic("not implemented: tryRegister")
 }
 
@@ -165,13 +171,26 @@ func (k *kubelet) initialNode(now time.Time) *api.Node {
 	panic("not implemented: initialNode")
 }
 
+// askRuntimeVersion asks the runtime's Version until it answers, then
+// keeps "NAME://VERSION" as the node's containerRuntimeVersion
+// (nodestatus/setters.go: VersionInfo formats the runtime's type and
+// version so; kuberuntime_manager.go: NewKubeGenericRuntimeManager takes
+// the type from the runtime's first Version answer). A failure leaves it
+// empty, to be asked again (upstream writes "TYPE://Unknown" and asks at
+// every status; the kata asks until it knows).
+func (k *kubelet) askRuntimeVersion(ctx context.Context) {
+	// TODO: once k.runtimeVersion is set, ask nothing; else ask k.opts.Runtime.Version and keep RuntimeName + "://" + RuntimeVersion, leaving it "" when the call fails (task 10; rule 1).
+	panic("not implemented: askRuntimeVersion")
+}
+
 // nodeStatus is the node's status at now, made over current (the
 // setters of pkg/kubelet/nodestatus/setters.go: MachineInfo,
-// NodeAddress, ReadyCondition): capacity, allocatable, the addresses
-// and the Ready condition, which keeps its lastTransitionTime while its
-// status stays. Conditions of other types are kept as they are.
+// VersionInfo, NodeAddress, ReadyCondition): capacity, allocatable,
+// nodeInfo, the addresses and the Ready condition, which keeps its
+// lastTransitionTime while its status stays. Conditions of other types
+// are kept as they are.
 func (k *kubelet) nodeStatus(current api.NodeStatus, now time.Time) api.NodeStatus {
-	// TODO: a copy of current with capacity, allocatable, addresses InternalIP and Hostname, and the Ready condition True KubeletReady with its heartbeat now, keeping lastTransitionTime while the status stays (task 10; rules 1, 3).
+	// TODO: a copy of current with capacity, allocatable, nodeInfo (Options.Machine's five fields, GOOS, GOARCH, kubelets.Version as kubelet and kube-proxy version, k.runtimeVersion), addresses InternalIP and Hostname, and the Ready condition True KubeletReady with its heartbeat now, keeping lastTransitionTime while the status stays (task 10; rules 1, 3).
 	panic("not implemented: nodeStatus")
 }
 
@@ -203,12 +222,13 @@ func (k *kubelet) nodeStatusLoop(ctx context.Context) {
 	panic("not implemented: nodeStatusLoop")
 }
 
-// syncNodeStatus reads the Node, makes its status, and writes it when it
+// syncNodeStatus reads the Node, asks the runtime's Version if it has
+// not answered yet, makes the node's status, and writes it when it
 // changed in anything but the heartbeat or when NodeStatusReportFrequency
 // has passed since *lastWrite (zero: never written by this Run, as
 // upstream's lastStatusReportTime).
 func (k *kubelet) syncNodeStatus(ctx context.Context, lastWrite *time.Time) {
-	// TODO: Get the Node; make its status; UpdateStatus it when it differs in anything but the heartbeat, or when NodeStatusReportFrequency has passed since *lastWrite (zero: write); record NodeReady when it turns Ready (task 10; rule 3).
+	// TODO: Get the Node; askRuntimeVersion; make its status; UpdateStatus it when it differs in anything but the heartbeat, or when NodeStatusReportFrequency has passed since *lastWrite (zero: write); record NodeReady when it turns Ready (task 10; rule 3).
 	panic("not implemented: syncNodeStatus")
 }
 

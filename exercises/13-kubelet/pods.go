@@ -198,8 +198,15 @@ func newestNamedIn(rt kubelets.RuntimePod, name string) *cri.ContainerStatus {
 // the runtime as the sync read it. A failed step is the container's
 // Waiting reason and ends its start.
 func (k *kubelet) startContainer(ctx context.Context, w *podWorker, pod *api.Pod, c api.Container, sandboxID string, sc *cri.PodSandboxConfig, podIP string, rt kubelets.RuntimePod) {
-	// TODO: crash back-off (an exited newest container: InBackoff from its FinishedAt, CrashLoopBackOff and BackOff, else BackoffNext); pull back-off (ImagePullBackOff); ImageStatus, else Pulling, PullImage (ErrImagePull, BackoffNext), Pulled; env and mounts (CreateContainerConfigError); CreateContainer with the next attempt, NAME/ATTEMPT.log and the labels (CreateContainerError), Created; StartContainer (RunContainerError), Started; clear its Waiting (tasks 11, 12, 13, 17; rules 4, 5, 10, 11).
+	// TODO: crash back-off (an exited newest container: InBackoff from its FinishedAt, CrashLoopBackOff and BackOff, else BackoffNext); ImageStatus, then as imagePullPolicy says (pullPolicy): Never and absent is ErrImageNeverPull, present and not Always is Pulled, else the pull back-off (ImagePullBackOff) then Pulling, PullImage (ErrImagePull, BackoffNext), Pulled; env and mounts (CreateContainerConfigError); CreateContainer with the next attempt, NAME/ATTEMPT.log and the labels (CreateContainerError), Created; StartContainer (RunContainerError), Started; postStart (hooks.go), which failed makes it Waiting PostStartHookError with its message and ends the start; clear its Waiting (tasks 11, 12, 13, 15, 17; rules 4, 5, 10, 11).
 	panic("not implemented: startContainer")
+}
+
+// pullPolicy is c's imagePullPolicy, or the apiserver's default when it
+// is empty (pkg/apis/core/v1/defaults.go: SetDefaults_Container).
+func pullPolicy(c api.Container) api.PullPolicy {
+	// TODO: c.ImagePullPolicy when set; else Always for a :latest or untagged image (cri.ParseImage), IfNotPresent for any other (task 13; rule 4).
+	panic("not implemented: pullPolicy")
 }
 
 // setWaiting makes container name Waiting with reason and message, and
@@ -230,11 +237,12 @@ func copyBackoff(b *kubelets.Backoff) *kubelets.Backoff {
 
 // killContainer stops container id (name in pod) for reason, with
 // message as its Killing Event ("Stopping container NAME" when empty):
-// its preStop hook first (exec, within the grace), then StopContainer
-// with GracePeriod less the seconds the hook took (rule 8;
-// kuberuntime_container.go: killContainer, executePreStopHook).
+// its preStop hook first (exec, httpGet or sleep: preStop in hooks.go,
+// waited for the grace at most), then StopContainer with GracePeriod
+// less the seconds the hook took on the clock, whether it passed or not
+// (rule 8; kuberuntime_container.go: killContainer, executePreStopHook).
 func (k *kubelet) killContainer(ctx context.Context, pod *api.Pod, id, name, reason, message string) {
-	// TODO: the Killing Event (message, or "Stopping container NAME"); the preStop exec through ExecSync within GracePeriod, timed on the clock; StopContainer with GracePeriod less those seconds (tasks 14, 15; rule 8).
+	// TODO: the Killing Event (message, or "Stopping container NAME"); the container's preStop handler (exec, httpGet or sleep) through preStop with GracePeriod's grace, timed on the clock; StopContainer with GracePeriod less those seconds, even when the hook failed (tasks 14, 15; rule 8).
 	// Until task 15: nothing is stopped (execute, task 11, calls this).
 }
 

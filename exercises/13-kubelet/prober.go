@@ -83,30 +83,53 @@ func probeName(kind kubelets.ProbeKind) string {
 // (prober.go: runProbe; probe/exec, probe/http, probe/tcp). Every
 // outcome but success is a Failure.
 func (k *kubelet) runProbe(ctx context.Context, probe api.Probe, c api.Container, containerID, podIP string) (kubelets.Result, string) {
-	// TODO: exec: ExecSync with timeoutSeconds (1 when 0), exit 0 is Success; httpGet: httpProbe; tcpSocket: dial HOST:PORT within the timeout; anything else Failure (task 14; rule 6).
+	// TODO: exec: ExecSync with timeoutSeconds (1 when 0), exit 0 is Success; httpGet: httpProbe; tcpSocket: dial HOST:PORT (host: the pod's IP unless given) within the timeout, the dial's error the output; anything else Failure (task 14; rule 6).
 	panic("not implemented: runProbe")
 }
 
-// probeClient keeps no connection between probes, as upstream's
-// (probe/http/http.go: DisableKeepAlives), so that nothing of a probe
-// outlives it, and does not check a probe's certificate
-// (InsecureSkipVerify, as upstream).
-var probeClient = &http.Client{Transport: &http.Transport{
+// probeTransport keeps no connection between probes, as upstream's
+// (probe/http/http.go: NewWithTLSConfig, DisableKeepAlives), so that
+// nothing of a probe outlives it, uses no proxy, and does not check a
+// probe's certificate (InsecureSkipVerify, as upstream).
+var probeTransport = &http.Transport{
 	DisableKeepAlives: true,
+	Proxy:             http.ProxyURL(nil),
 	TLSClientConfig:   &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // upstream's probes do not verify
-}}
+}
 
-// httpProbe asks SCHEME://HOST:PORT/PATH; a status from 200 to 399 is
-// Success (probe/http/http.go).
+// probeUserAgent is the User-Agent of an HTTP probe: "kube-probe/" and
+// the Kubernetes version as MAJOR.MINOR (probe/http/request.go:
+// userAgent), the kata's being v1.32 (the apiserver's discovery).
+const probeUserAgent = "kube-probe/1.32"
+
+// httpProbe asks SCHEME://HOST:PORT/PATH (probe/http/request.go:
+// NewRequestForHTTPGetAction; probe/http/http.go: DoHTTPProbe): HOST
+// the pod's IP unless given, PATH with its query; the probe's
+// httpHeaders (a Host header is the request's host), User-Agent
+// probeUserAgent and Accept "*/*" unless they set them; timeout bounds
+// the whole request (http.Client's Timeout, as upstream). A redirect is
+// followed only to the same host: another host's 3xx is the answer
+// (RedirectChecker with followNonLocalRedirects false, the kubelet's).
+// A status from 200 to 399 is Success (upstream calls 3xx a Warning,
+// a Success with a ProbeWarning Event, which the kata does not record).
 func httpProbe(ctx context.Context, g *api.HTTPGetAction, c api.Container, podIP string, timeout time.Duration) (kubelets.Result, string) {
-	// TODO: GET SCHEME://HOST:PORT/PATH (host: the pod's IP unless given) within timeout with probeClient; 200 to 399 is Success (task 14; rule 6).
+	// TODO: GET SCHEME://HOST:PORT/PATH (host: the pod's IP unless given; the path through url.Parse, so its query stays one) with each httpHeaders entry added (Host as req.Host), User-Agent probeUserAgent and Accept "*/*" unless given, on an http.Client with probeTransport, Timeout timeout and CheckRedirect sameHostRedirects; 200 to 399 is Success, else "HTTP probe failed with statuscode: N" (task 14; rules 6, 11).
 	panic("not implemented: httpProbe")
 }
 
-// resolvePort is port as a number, a name being one of c's ports
-// (prober.go: probe/util.go ResolveContainerPort).
+// sameHostRedirects follows a redirect to the first request's host, ten
+// at most, and answers the 3xx of one to another host
+// (probe/http/http.go: RedirectChecker(false)).
+func sameHostRedirects(req *http.Request, via []*http.Request) error {
+	// TODO: http.ErrUseLastResponse when req's hostname is not via[0]'s, an error after 10 redirects, else nil (task 14; rule 6).
+	panic("not implemented: sameHostRedirects")
+}
+
+// resolvePort is port as a number, a name being one of c's ports, or
+// else a number written as a string (probe/util.go:
+// ResolveContainerPort).
 func resolvePort(port api.IntOrString, c api.Container) (int, error) {
-	// TODO: a number as it is; a name: the container's port of that name (task 14).
+	// TODO: a number as it is; a name: the container's port of that name, else the name read as a number; 1 to 65535 or an error (task 14).
 	panic("not implemented: resolvePort")
 }
 

@@ -19,6 +19,13 @@ type Runtime interface {
 
 // RuntimeService runs pod sandboxes and their containers.
 type RuntimeService interface {
+	// Version names the runtime and its version (api.proto: Version).
+	// The kubelet asks it when it registers and shows the answer as its
+	// Node's status.nodeInfo.containerRuntimeVersion, RuntimeName://
+	// RuntimeVersion (pkg/kubelet/nodestatus/setters.go: VersionInfo),
+	// the same name that prefixes its containers' ids ("containerd://").
+	Version(ctx context.Context) (*VersionResponse, error)
+
 	// RunPodSandbox creates and starts a pod sandbox, the pod's shared
 	// environment (its IP, its log directory), and returns its id. The
 	// sandbox is Ready until it is stopped.
@@ -96,6 +103,30 @@ var (
 
 // IsNotFound reports whether err is, or wraps, ErrNotFound.
 func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+
+// ---------------------------------------------------------------- version
+
+// VersionResponse is what Version answers (api.proto: VersionResponse).
+// RuntimeName and RuntimeVersion name the runtime ("containerd",
+// "1.7.22"; CRI wants the version semver-compatible); Version is the
+// kubelet runtime API the runtime speaks and RuntimeAPIVersion the CRI
+// version (KubeletAPIVersion and CRIVersion, as containerd answers).
+type VersionResponse struct {
+	Version           string `json:"version"`
+	RuntimeName       string `json:"runtimeName"`
+	RuntimeVersion    string `json:"runtimeVersion"`
+	RuntimeAPIVersion string `json:"runtimeApiVersion"`
+}
+
+// The API versions a runtime answers in its VersionResponse:
+// KubeletAPIVersion is the kubelet runtime API version upstream's
+// kubelet sends and expects (pkg/kubelet/kuberuntime/
+// kuberuntime_manager.go: kubeRuntimeAPIVersion), CRIVersion the
+// version of CRI the runtime serves (runtime/v1).
+const (
+	KubeletAPIVersion = "0.1.0"
+	CRIVersion        = "v1"
+)
 
 // ---------------------------------------------------------------- sandboxes
 

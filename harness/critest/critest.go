@@ -66,6 +66,7 @@ type property struct {
 
 // properties are the suite's subtests, in the order they run.
 var properties = []property{
+	{"version", version},
 	{"sandbox-lifecycle", sandboxLifecycle},
 	{"sandbox-ips-distinct", sandboxIPsDistinct},
 	{"stop-sandbox-idempotent", stopSandboxIdempotent},

@@ -60,6 +60,8 @@ var bugs = map[string][]string{
 	"remove-running-errors":           {"remove-running-kills"},
 	"sandbox-state-filter-ignored":    {"list-filters"},
 	"exec-hangs":                      {"exec"},
+	"version-name-empty":              {"version"},
+	"version-not-semver":              {"version"},
 }
 
 // shortDeadline are the bugs whose child runs with a short
@@ -406,6 +408,20 @@ func (b *buggy) RemoveImage(ctx context.Context, image cri.ImageSpec) error {
 		return nil
 	}
 	return b.Runtime.RemoveImage(ctx, image)
+}
+
+func (b *buggy) Version(ctx context.Context) (*cri.VersionResponse, error) {
+	v, err := b.Runtime.Version(ctx)
+	if err != nil {
+		return v, err
+	}
+	switch b.bug {
+	case "version-name-empty":
+		v.RuntimeName = ""
+	case "version-not-semver":
+		v.RuntimeVersion = "latest"
+	}
+	return v, nil
 }
 
 // setIn sets m[k] = v, making m first.

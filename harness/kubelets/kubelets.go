@@ -82,6 +82,12 @@ const (
 	// "kata://<id>", as upstream's "containerd://<id>"
 	// (kubecontainer.ContainerID.String).
 	RuntimeName = "kata"
+	// Version is the kubelet's version, its Node's
+	// status.nodeInfo.kubeletVersion and kubectl's VERSION column
+	// (upstream's version.Get(), pkg/kubelet/nodestatus/setters.go:
+	// VersionInfo): the Kubernetes the kata builds, the gitVersion its
+	// apiserver answers at /version (exercise 04's discovery.go).
+	Version = "v1.32.0-kubekata"
 )
 
 // RuntimePod is what the runtime has of one pod: its sandboxes and its

@@ -103,6 +103,9 @@ type Options struct {
 	Address string
 	// Runtime runs the containers.
 	Runtime cri.Runtime
+	// Machine is what the node's status.nodeInfo says of the machine;
+	// zero: ReadMachineInfo's.
+	Machine MachineInfo
 	// StaticPodDir holds static pod manifests; empty: none.
 	StaticPodDir string
 	// RootDir holds the pods' volumes (RootDir/pods/UID/volumes/NAME);
@@ -128,6 +131,9 @@ func (o Options) WithDefaults() Options {
 	if o.Address == "" {
 		o.Address = "127.0.0.1"
 	}
+	if o.Machine == (MachineInfo{}) {
+		o.Machine = ReadMachineInfo()
+	}
 	return o
 }
 
@@ -137,7 +143,15 @@ func (o Options) WithDefaults() Options {
 //     kubernetes.io/hostname (NodeName), kubernetes.io/os and
 //     kubernetes.io/arch (the Go runtime's), and Options.Labels;
 //     status capacity and allocatable from Options; addresses
-//     InternalIP (Address) and Hostname (NodeName); the Ready condition
+//     InternalIP (Address) and Hostname (NodeName); nodeInfo with
+//     Options.Machine's machineID, systemUUID, bootID, kernelVersion
+//     and osImage, operatingSystem and architecture (the Go runtime's),
+//     kubeletVersion and kubeProxyVersion Version, and
+//     containerRuntimeVersion "NAME://VERSION" from the RuntimeName and
+//     RuntimeVersion of the runtime's Version, asked before the first
+//     Create and then kept (a Version that fails holds nothing up: the
+//     field stays empty, and Version is asked again each time the node
+//     status is made, rule 3, until it answers); the Ready condition
 //     True with ReasonKubeletReady and MessageKubeletReady, its
 //     lastHeartbeatTime and lastTransitionTime now. A Node that exists
 //     already is the kubelet's: its status is written as below. A
@@ -167,12 +181,20 @@ func (o Options) WithDefaults() Options {
 //     GracePeriod), KillPod, CreateSandbox (RunPodSandbox with the
 //     pod's name, namespace, uid and Attempt, the labels above, the
 //     pod's name as hostname), NextInit, then Start. Starting a
-//     container: unless the image is present (ImageStatus), PullImage;
-//     then CreateContainer (metadata name and attempt, the next after
+//     container: ImageStatus, then PullImage as imagePullPolicy says
+//     (IfNotPresent: when absent; Always: every time; Never: never, an
+//     absent image is ErrImageNeverPull; empty: the apiserver's
+//     default, Always for a :latest or untagged image, else
+//     IfNotPresent; images/image_manager.go shouldPullImage); then
+//     CreateContainer (metadata name and attempt, the next after
 //     the newest container's of that name; the image; command, args,
 //     workingDir; env, rule 10; mounts, rule 10; log path
-//     NAME/ATTEMPT.log; the labels above) and StartContainer. A failed
-//     step makes the container Waiting (ErrImagePull,
+//     NAME/ATTEMPT.log; the labels above) and StartContainer, then its
+//     postStart hook, waited for (exec, httpGet or sleep, as preStop's
+//     in rule 8; a failure is a Warning FailedPostStartHook
+//     "PostStartHook failed", the container killed and Waiting
+//     PostStartHookError; kuberuntime_container.go startContainer). A failed
+//     step makes the container Waiting (ErrImagePull, ErrImageNeverPull,
 //     CreateContainerConfigError, CreateContainerError,
 //     RunContainerError, with the error as message) and stops that
 //     container's start; a container that ran before (restart) or whose
@@ -193,8 +215,13 @@ func (o Options) WithDefaults() Options {
 //     periodSeconds have passed on the clock since its previous run
 //     (the first run at the first sync ProbeDue allows); exec runs
 //     ExecSync with timeoutSeconds (exit 0: Success), httpGet asks
-//     http://HOST:PORT/PATH (host: the pod's IP unless given; 200 to 399:
-//     Success), tcpSocket dials HOST:PORT. ProbeNext moves the worker;
+//     SCHEME://HOST:PORT/PATH within timeoutSeconds (host: the pod's IP
+//     unless given; a port by number or by the name of one of the
+//     container's ports; its httpHeaders, a Host header as the request's
+//     host; User-Agent kube-probe/1.32 and Accept */* unless given;
+//     redirects followed to the same host only; 200 to 399: Success,
+//     prober/prober.go, probe/http), tcpSocket dials HOST:PORT within
+//     timeoutSeconds (a connection: Success). ProbeNext moves the worker;
 //     its Published result feeds StatusInput.Ready and Started
 //     (readiness and startup) and, for a published liveness or startup
 //     Failure, a ProbeFailure to Actions. Every failed run records an
@@ -208,8 +235,11 @@ func (o Options) WithDefaults() Options {
 //     pod whose phase is Succeeded or Failed starts nothing again. The
 //     kubelet never changes an object it read from its cache.
 //  8. Termination: a pod with a deletionTimestamp has its preStop hook
-//     run (exec, through ExecSync) and each running container stopped
-//     with GracePeriod (with the seconds the hook took), then its
+//     run (exec through ExecSync, httpGet, or sleep on the clock; waited
+//     for at most the grace period; a failure is a Warning
+//     FailedPreStopHook "PreStopHook failed" and the stop goes on) and
+//     each running container stopped with GracePeriod (with the seconds
+//     the hook took), then its
 //     sandbox; once nothing of it runs, its status is written and it is
 //     deleted with grace period 0 and a UID precondition (a NotFound is
 //     done). Its containers and sandboxes are then removed. A pod gone
@@ -246,8 +276,9 @@ func (o Options) WithDefaults() Options {
 //     NAME (a key per file), mounted at each volumeMount's mountPath.
 //  11. Events: as upstream, with the reasons above, recorded through the
 //     client with ComponentName as source: Pulling, Pulled, Failed,
-//     BackOff, Created, Started, Killing, Unhealthy on the pod; Starting
-//     and NodeReady on the node.
+//     BackOff, Created, Started, Killing, Unhealthy, ErrImageNeverPull,
+//     FailedPostStartHook, FailedPreStopHook on the pod; Starting and
+//     NodeReady on the node.
 //  12. Run returns, every goroutine it started ended, when its context
 //     ends. It leaves the containers running, as upstream's does (a
 //     kubelet that starts again finds them in the runtime).

@@ -508,6 +508,88 @@ func imagePullStep(t *suite.T, impl Impl) {
 	if w := e.writtenWaiting("nospace", "app"); len(w) == 0 || w[0].Reason != "CreateContainerError" || !strings.Contains(w[0].Message, createErr.Error()) {
 		t.Errorf("%s: the container's waiting states written %s, want the first CreateContainerError with the error as message, before it runs (rule 4; kuberuntime_container.go startContainer)", what, envJSON(w))
 	}
+
+	imagePullPolicies(e, call)
+}
+
+// imagePullPolicies checks imagePullPolicy (rule 4;
+// images/image_manager.go: EnsureImageExists, shouldPullImage; the
+// apiserver's default, pkg/apis/core/v1/defaults.go: Always for a
+// :latest or untagged image, else IfNotPresent, which the kubelet
+// applies itself to an empty policy). kata/sleep:1.0 is on the node
+// (pod nospace pulled it); kata/counter:1.0 is in the registry only.
+func imagePullPolicies(e *loopEnv, call string) {
+	t := e.t
+	pullsOf := func(image string) []envRTCall {
+		var out []envRTCall
+		for _, c := range envRTOnly(e.rts.calls(""), "PullImage") {
+			if c.ID == image {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+
+	// Never, the image absent: ErrImageNeverPull, and no pull.
+	const counter = "kata/counter:1.0"
+	never := e.pod("never", envContainer("app", counter))
+	never.Spec.Containers[0].ImagePullPolicy = api.PullNever
+	e.create(never)
+	what := fmt.Sprintf("%s, Run, pod never of image %s (in the registry, not on the node), imagePullPolicy Never", call, counter)
+	msg := fmt.Sprintf("Container image %q is not present with pull policy of Never", counter)
+	e.waitPod("never", fmt.Sprintf("container app waiting ErrImageNeverPull %q (rule 4; images/image_manager.go)", msg), func(p *api.Pod) (bool, string) {
+		s := envStatusOf(p.Status.ContainerStatuses, "app")
+		return s != nil && s.State.Waiting != nil && s.State.Waiting.Reason == api.ContainerReasonErrImageNeverPull && s.State.Waiting.Message == msg, ""
+	})
+	e.advance(15 * time.Second)
+	if ps := pullsOf(counter); len(ps) > 0 {
+		t.Errorf("%s: %s, want no PullImage: Never never pulls (rule 4; images/image_manager.go shouldPullImage)", what, envDescribeRT(ps))
+	}
+	if cc := e.podCalls("never", "", "CreateContainer"); len(cc) > 0 {
+		t.Errorf("%s: %s, want no CreateContainer while the image is not on the node (rule 4)", what, cc[0])
+	}
+	e.waitEvent("Pod", "never", api.ContainerReasonErrImageNeverPull, msg, "rule 11; images/image_manager.go: a Warning for a Never image that is absent")
+	// Another pod pulls it (IfNotPresent): now on the node, the Never pod
+	// starts with no pull of its own.
+	e.create(e.pod("pulls-counter", envContainer("app", counter)))
+	e.waitPod("pulls-counter", "container app running: "+counter+" pulled for it (rule 4)", func(p *api.Pod) (bool, string) { return running(p, "app"), "" })
+	e.waitPod("never", "container app running once "+counter+" is on the node, pulled for another pod (rule 4)", func(p *api.Pod) (bool, string) { return running(p, "app"), "" })
+	if ps := pullsOf(counter); len(ps) != 1 {
+		t.Errorf("%s, then pod pulls-counter (IfNotPresent) pulled the image: PullImage %s, want exactly one, pulls-counter's: Never never pulls (rule 4)", what, envDescribeRT(ps))
+	}
+
+	// Always, the image present: pulled again, before the container is
+	// made; and an empty policy on an untagged image is Always.
+	const sleep = "kata/sleep:1.0"
+	for _, c := range []struct{ pod, image, policy, why string }{
+		{"always", sleep, string(api.PullAlways), "imagePullPolicy Always"},
+		{"untagged", "kata/sleep", "", "no imagePullPolicy on an untagged image: the default is Always"},
+	} {
+		if c.pod == "untagged" {
+			// kata/sleep:latest is pulled once for a first pod, so that it
+			// is on the node when the second asks for it.
+			e.rt.Push("kata/sleep:latest")
+			first := e.pod("untagged-first", envContainer("app", c.image))
+			first.Spec.Containers[0].ImagePullPolicy = api.PullIfNotPresent
+			e.create(first)
+			e.waitPod("untagged-first", "container app running: kata/sleep:latest pulled for it (rule 4)", func(p *api.Pod) (bool, string) { return running(p, "app"), "" })
+		}
+		before := len(pullsOf(c.image))
+		p := e.pod(c.pod, envContainer("app", c.image))
+		p.Spec.Containers[0].ImagePullPolicy = api.PullPolicy(c.policy)
+		e.create(p)
+		what := fmt.Sprintf("%s, Run, pod %s of image %s, on the node already, %s", call, c.pod, c.image, c.why)
+		e.waitPod(c.pod, "container app running (rule 4)", func(p *api.Pod) (bool, string) { return running(p, "app"), "" })
+		ps := pullsOf(c.image)
+		created := e.podCalls(c.pod, "", "CreateContainer")
+		if len(ps) != before+1 || len(created) == 0 || ps[len(ps)-1].At.After(created[0].At) {
+			t.Errorf("%s: PullImage %s (%d before the pod), CreateContainer %s; want one more PullImage, before its CreateContainer: Always pulls at every start, present or not (rule 4; images/image_manager.go shouldPullImage)",
+				what, envDescribeRT(ps), before, envDescribeRT(created))
+		}
+		// Events are recorded on a goroutine of their own: wait for them.
+		e.waitEvent("Pod", c.pod, kubelets.EventPulling, c.image, "rule 11: Always pulls, and says so")
+		e.waitEvent("Pod", c.pod, kubelets.EventPulled, "Successfully pulled image", "rule 11: Always pulls, and says so")
+	}
 }
 
 // lastTwoDiffer is how the pod statuses sent by the last two calls

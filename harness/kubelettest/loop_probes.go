@@ -13,8 +13,10 @@ import (
 	"github.com/kubekata/kubekata/harness/suite"
 )
 
-// Step 14: the probes in the loop (rule 6), with exec probes whose exit
-// codes the step sets (the fake runtime's Exec): readiness gates the
+// Step 14: the probes in the loop (rule 6). First with exec probes whose
+// exit codes the step sets (the fake runtime's Exec), then with HTTP GET
+// and TCP probes of servers the step runs on 127.0.0.1
+// (loop_probes_net.go). Readiness gates the
 // container's ready and the pod's Ready and ContainersReady
 // (pkg/kubelet/prober/worker.go: doProbe, the thresholds;
 // prober_manager.go: UpdatePodStatus; status/generate.go); a published
@@ -188,7 +190,15 @@ func probeLoopUnhealthy(e *loopEnv, pod, prefix string) {
 	})
 }
 
+// probesLoopStep runs the exec probes' half of the step, then the
+// network probes' (loop_probes_net.go), each with a kubelet of its own.
 func probesLoopStep(t *suite.T, impl Impl) {
+	probesExecLoop(t, impl)
+	probesNetLoop(t, impl)
+}
+
+// probesExecLoop is the step's half with exec probes.
+func probesExecLoop(t *suite.T, impl Impl) {
 	exits := newProbeLoopExits()
 	e := newEnv(t, impl, fake.Options{Exec: exits.exec})
 	exits.now = e.now

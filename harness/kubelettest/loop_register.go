@@ -2,6 +2,7 @@ package kubelettest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"runtime"
@@ -19,8 +20,8 @@ import (
 // its node's status (rules 1-3, 11, 12), as upstream's
 // pkg/kubelet/kubelet_node_status.go (registerWithAPIServer, initialNode,
 // tryUpdateNodeStatus), pkg/kubelet/nodestatus/setters.go (MachineInfo,
-// NodeAddress, ReadyCondition) and pkg/kubelet/nodelease with
-// component-helpers' lease controller do.
+// VersionInfo, NodeAddress, ReadyCondition) and pkg/kubelet/nodelease
+// with component-helpers' lease controller do.
 
 // registerOpts are the Options of the step's kubelets beyond NodeName.
 func registerOpts(o kubelets.Options) kubelets.Options {
@@ -36,6 +37,26 @@ func registerStep(t *suite.T, impl Impl) {
 	registerFresh(t, impl)
 	registerRetried(t, impl)
 	registerExisting(t, impl)
+	registerVersionFails(t, impl)
+}
+
+// envRuntimeVersion is the containerRuntimeVersion of a kubelet over the
+// fake runtime: NAME://VERSION of its Version.
+const envRuntimeVersion = fake.RuntimeName + "://" + fake.RuntimeVersion
+
+// wantNodeInfo is the status.nodeInfo of a kubelet built from opts over
+// the fake runtime, its containerRuntimeVersion runtimeVersion: the
+// machine as Options.Machine says (defaulted: the harness read this
+// machine, as cAdvisor does upstream), the Go runtime's platform, the
+// kubelet's version for kubelet and kube-proxy (1.32:
+// DisableNodeKubeProxyVersion off by default, KEP-4004) (rule 1;
+// nodestatus/setters.go MachineInfo, VersionInfo).
+func wantNodeInfo(opts kubelets.Options, runtimeVersion string) api.NodeSystemInfo {
+	m := opts.WithDefaults().Machine
+	return api.NodeSystemInfo{MachineID: m.MachineID, SystemUUID: m.SystemUUID, BootID: m.BootID,
+		KernelVersion: m.KernelVersion, OSImage: m.OSImage, ContainerRuntimeVersion: runtimeVersion,
+		KubeletVersion: kubelets.Version, KubeProxyVersion: kubelets.Version,
+		OperatingSystem: runtime.GOOS, Architecture: runtime.GOARCH}
 }
 
 // envJSON is v as JSON, for comparing API values in messages.
@@ -140,6 +161,10 @@ func registerFresh(t *suite.T, impl Impl) {
 	wantAddrs := []api.NodeAddress{{Type: api.NodeInternalIP, Address: "192.0.2.10"}, {Type: api.NodeHostName, Address: envNode}}
 	if got, want := envJSON(n.Status.Addresses), envJSON(wantAddrs); got != want {
 		t.Errorf("%s, Run: Node %s status.addresses %s, want %s: InternalIP Options.Address, then Hostname (rule 1; nodestatus/setters.go NodeAddress)", call, envNode, got, want)
+	}
+	if got, want := envJSON(n.Status.NodeInfo), envJSON(wantNodeInfo(e.opts, envRuntimeVersion)); got != want {
+		t.Errorf("%s, Run: Node %s status.nodeInfo %s, want %s: Options.Machine (defaulted), GOOS and GOARCH, kubelets.Version as kubelet and kube-proxy version, and the runtime's Version as RuntimeName://RuntimeVersion (rule 1; nodestatus/setters.go MachineInfo, VersionInfo)",
+			call, envNode, got, want)
 	}
 	if c := nodeReady(n.Status); c == nil || c.Status != api.ConditionTrue || c.Reason != kubelets.ReasonKubeletReady || c.Message != kubelets.MessageKubeletReady ||
 		!c.LastHeartbeatTime.Time.Equal(envT0) || !c.LastTransitionTime.Time.Equal(envT0) {
@@ -252,6 +277,13 @@ func registerFresh(t *suite.T, impl Impl) {
 		t.Errorf("%s, Run: Lease updates refused until %s, then renewed at %s, want by %s: a failed renewal is tried again at the next one (rule 2)", call, envSince(healed), envSince(l.Spec.RenewTime.Time), envSince(healed.Add(kubelets.RenewInterval)))
 	}
 
+	// Rule 1: the runtime's Version asked once, and its answer kept
+	// through every node status since.
+	if v := envRTOnly(e.rts.calls(""), "Version"); len(v) != 1 {
+		t.Errorf("%s, Run, the clock moved from t0 to %s: the runtime's Version asked %d times (%s), want once: it answered at registration, and its answer is kept (rule 1)",
+			call, envSince(e.now()), len(v), envDescribeRT(v))
+	}
+
 	// Rule 11: Starting and NodeReady on the node (kubelet.go Run:
 	// StartingKubelet; nodestatus/setters.go ReadyCondition).
 	evs := e.waitEvent("Node", envNode, kubelets.EventStartingNode, "", "rule 11; kubelet.go Run")
@@ -325,6 +357,10 @@ func registerExisting(t *suite.T, impl Impl) {
 	if nn != nil && envJSON(nn.Status.Capacity) != envJSON(e.opts.Capacity) {
 		t.Errorf("%s, Run: first status write of the existing Node %s sent capacity %s, want %s (rules 1 and 3)", call, envNode, envJSON(nn.Status.Capacity), envJSON(e.opts.Capacity))
 	}
+	if nn != nil && envJSON(nn.Status.NodeInfo) != envJSON(wantNodeInfo(e.opts, envRuntimeVersion)) {
+		t.Errorf("%s, Run: first status write of the existing Node %s, which had no nodeInfo, sent nodeInfo %s, want %s: the node's status is rule 1's, nodeInfo with it (rules 1 and 3; nodestatus/setters.go VersionInfo)",
+			call, envNode, envJSON(nn.Status.NodeInfo), envJSON(wantNodeInfo(e.opts, envRuntimeVersion)))
+	}
 	var lease *api.Lease
 	e.waitStill("the Lease to be created (rule 2)", func() (bool, string) {
 		lease = e.getLease()
@@ -333,5 +369,38 @@ func registerExisting(t *suite.T, impl Impl) {
 	wantOwner := []api.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: envNode, UID: existing.UID}}
 	if envJSON(lease.OwnerReferences) != envJSON(wantOwner) {
 		t.Errorf("%s, Run, Node %s existing (uid %s): Lease ownerReferences %s, want %s: the Lease is owned by the Node as it is (rule 2)", call, envNode, existing.UID, envJSON(lease.OwnerReferences), envJSON(wantOwner))
+	}
+}
+
+// registerVersionFails: the runtime's first Version fails. The Node is
+// registered at once all the same, its containerRuntimeVersion empty,
+// and the answer of a later Version is written with the node's status.
+func registerVersionFails(t *suite.T, impl Impl) {
+	t.Helper()
+	e := newEnv(t, impl, fake.Options{})
+	defer e.finish()
+	e.rt.Fail("Version", errors.New("fake: version: runtime not ready"))
+	call := e.newCall()
+	e.start()
+	creates := e.spy.callsOf("create", "nodes", envNode)
+	if len(creates) != 1 || !creates[0].at.Equal(envT0) {
+		t.Errorf("%s, Run, the runtime's Version failing once: creates of Node %s %s, want one at t0: a Version that fails holds the registration up in nothing (rule 1)",
+			call, envNode, envDescribeAPICalls(creates))
+	} else if nn, ok := creates[0].obj.(*api.Node); ok {
+		if got, want := envJSON(nn.Status.NodeInfo), envJSON(wantNodeInfo(e.opts, "")); got != want {
+			t.Errorf("%s, Run, the runtime's Version failing once: Node %s created with nodeInfo %s, want %s: containerRuntimeVersion empty while the runtime has not answered, the rest as ever (rule 1)",
+				call, envNode, got, want)
+		}
+	}
+	e.advanceIn(kubelets.NodeStatusUpdateFrequency, 5*time.Second)
+	var fixed []envCall
+	for _, c := range okCalls(e.spy.callsOf("update-status", "nodes", envNode)) {
+		if nn, ok := c.obj.(*api.Node); ok && nn.Status.NodeInfo.ContainerRuntimeVersion == envRuntimeVersion {
+			fixed = append(fixed, c)
+		}
+	}
+	if len(fixed) == 0 {
+		t.Errorf("%s, Run, the runtime's Version failing once, at registration: by %s no node status written with containerRuntimeVersion %q (status writes: %s; the runtime's Version calls: %s), want it asked again when the node status is made, and written (rules 1 and 3)",
+			call, envSince(e.now()), envRuntimeVersion, envDescribeAPICalls(e.spy.callsOf("update-status", "nodes", envNode)), envDescribeRT(envRTOnly(e.rts.calls(""), "Version")))
 	}
 }

@@ -15,8 +15,9 @@ import (
 	"github.com/kubekata/kubekata/harness/suite"
 )
 
-// Step 15: termination (rule 8). A pod deleted with its grace has its
-// preStop hook run first (exec, through ExecSync), then each running
+// Step 15: termination (rule 8), then the lifecycle hooks
+// (loop_hooks.go). A pod deleted with its grace has its preStop hook run
+// first (here exec, through ExecSync), then each running
 // container stopped with GracePeriod (the deletion's grace less the
 // seconds the hook took, never under 2), then its sandbox; once nothing
 // of it runs its status is written and it is deleted with grace 0 and a
@@ -113,6 +114,29 @@ func termSandboxes(e *loopEnv, uid api.UID) []*cri.PodSandbox {
 	return sbs
 }
 
+// termContainers are the runtime's containers of the pod with uid, as
+// e.containers, but for one the kubelet removed between the list and
+// its status: the step waits for their removal.
+func termContainers(e *loopEnv, uid api.UID) []*cri.ContainerStatus {
+	e.t.Helper()
+	cs, err := e.rt.ListContainers(e.ctx, &cri.ContainerFilter{LabelSelector: map[string]string{kubelets.LabelPodUID: string(uid)}})
+	if err != nil {
+		e.t.Fatalf("kubelettest: listing the fake runtime's containers: %v", err)
+	}
+	var out []*cri.ContainerStatus
+	for _, c := range cs {
+		s, err := e.rt.ContainerStatus(e.ctx, c.ID)
+		if cri.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			e.t.Fatalf("kubelettest: reading container %s in the fake runtime: %v", c.ID, err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // termIDs are the runtime ids of pod name's running containers, by
 // name, once it runs all of names.
 func termIDs(e *loopEnv, pod string, names ...string) map[string]string {
@@ -200,7 +224,15 @@ func (r *termRefuser) RemovePodSandbox(ctx context.Context, id string) error {
 	return r.Runtime.RemovePodSandbox(ctx, id)
 }
 
+// terminateStep is step 15: the pods deleted (terminatePods), then the
+// lifecycle hooks (loop_hooks.go), each on a kubelet of its own.
 func terminateStep(t *suite.T, impl Impl) {
+	terminatePods(t, impl)
+	hooksChecks(t, impl)
+}
+
+// terminatePods deletes pods web, quick, stubborn and orphan.
+func terminatePods(t *suite.T, impl Impl) {
 	var e *loopEnv
 	// The preStop hook "drain" takes termPreStopTakes on the clock.
 	e = newEnv(t, impl, fake.Options{Exec: func(id string, cmd []string) (cri.ExecResult, error) {
@@ -293,7 +325,7 @@ func terminateStep(t *suite.T, impl Impl) {
 	}
 	e.waitEvent("Pod", "web", kubelets.EventKilling, "Stopping container web", "rules 8, 11: kuberuntime_container.go killContainer")
 	e.waitFor("pod web's containers and sandbox to be removed from the runtime once it is deleted (rule 8)", func() (bool, string) {
-		cs, sbs := e.containers(web.UID), termSandboxes(e, web.UID)
+		cs, sbs := termContainers(e, web.UID), termSandboxes(e, web.UID)
 		return len(cs) == 0 && len(sbs) == 0, fmt.Sprintf("containers %s, %d sandboxes", envDescribeContainers(cs), len(sbs))
 	})
 
@@ -340,7 +372,7 @@ func terminateStep(t *suite.T, impl Impl) {
 		t.Fatalf("kubelettest: deleting pod orphan in the fake: %v", err)
 	}
 	e.waitFor("pod orphan, gone from the API while it ran: its container stopped and its container and sandbox removed (rule 8; HandlePodCleanups)", func() (bool, string) {
-		cs, sbs := e.containers(orphan.UID), termSandboxes(e, orphan.UID)
+		cs, sbs := termContainers(e, orphan.UID), termSandboxes(e, orphan.UID)
 		return len(cs) == 0 && len(sbs) == 0, fmt.Sprintf("containers %s, %d sandboxes; the runtime calls: %s", envDescribeContainers(cs), len(sbs), envDescribeRT(e.rts.calls("default/orphan")))
 	})
 	stops = envRTOnly(e.rts.calls("default/orphan"), "StopContainer")

@@ -744,6 +744,13 @@ func (r *envRuntime) calls(pod string) []envRTCall {
 
 func envPodKey(m cri.PodSandboxMetadata) string { return m.Namespace + "/" + m.Name }
 
+func (r *envRuntime) Version(ctx context.Context) (*cri.VersionResponse, error) {
+	at := r.now()
+	out, err := r.Runtime.Version(ctx)
+	r.record(envRTCall{Method: "Version", At: at, Err: err})
+	return out, err
+}
+
 func (r *envRuntime) RunPodSandbox(ctx context.Context, config *cri.PodSandboxConfig) (string, error) {
 	at := r.now()
 	cfg := api.DeepCopyValue(*config)

@@ -40,11 +40,11 @@ func init() {
 			"\ttarget.Status = st // the cached pod itself\n\tfresh.Status = st",
 			"11-run-pod", "12-restart", "13-image-pull", "14-probes", "15-terminate", "16-static-pods", "17-env-volumes"),
 		// Rule 4: the image is pulled even when ImageStatus says it is
-		// present.
+		// present (and with imagePullPolicy Never).
 		"image-pulled-though-present": edit(pods,
-			"\tif present != nil {\n",
-			"\tif present != nil && false {\n",
-			"11-run-pod"),
+			"case present != nil && policy != api.PullAlways:",
+			"case present != nil && false:",
+			"11-run-pod", "13-image-pull"),
 		// Rule 4: every init container is started at each sync, not
 		// only the next one, in order.
 		"init-order-ignored": edit(pods,
@@ -64,6 +64,24 @@ func init() {
 			"acts := k.fn.actions(*api.DeepCopy(pod), api.DeepCopyValue(rt), api.DeepCopyValue(failures))",
 			"acts := k.fn.actions(func() api.Pod { p := *api.DeepCopy(pod); p.Spec.RestartPolicy = api.RestartPolicyAlways; return p }(), api.DeepCopyValue(rt), api.DeepCopyValue(failures))",
 			"12-restart"),
+		// Rule 4: imagePullPolicy Never pulls an absent image as
+		// IfNotPresent would.
+		"pull-policy-never-pulls": edit(pods,
+			"case policy == api.PullNever && present == nil:",
+			"case policy == api.PullNever && present == nil && false:",
+			"13-image-pull"),
+		// Rule 4: Always is IfNotPresent: a present image is not pulled
+		// again.
+		"pull-policy-always-ignored": edit(pods,
+			"case present != nil && policy != api.PullAlways:",
+			"case present != nil:",
+			"13-image-pull"),
+		// Rule 4: an empty imagePullPolicy is IfNotPresent whatever the
+		// tag (the apiserver's default for :latest is Always).
+		"pull-policy-default-by-tag-ignored": edit(pods,
+			"if _, tag, err := cri.ParseImage(c.Image); err == nil && tag == \"latest\" {",
+			"if _, tag, err := cri.ParseImage(c.Image); err == nil && tag == \"never\" {",
+			"13-image-pull"),
 		// Rule 5: no pull back-off: a missing image is pulled again at
 		// every sync, and ImagePullBackOff is never reached.
 		"image-pull-backoff-never": edit(pods,

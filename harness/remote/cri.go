@@ -159,6 +159,9 @@ func runtimeMethods(reg *shares) map[string]method {
 	}
 	none := func(err error) (any, error) { return nil, err }
 	return map[string]method{
+		"runtime.Version": with(func(ctx context.Context, a runtimeArgs, rt cri.Runtime) (any, error) {
+			return rt.Version(ctx)
+		}),
 		"runtime.RunPodSandbox": with(func(ctx context.Context, a runtimeArgs, rt cri.Runtime) (any, error) {
 			return rt.RunPodSandbox(ctx, a.SandboxConfig)
 		}),
@@ -298,6 +301,10 @@ func (r *backRuntime) do(ctx context.Context, method string, args, reply any) er
 		cc.c = nil
 	}
 	return cc.final(f, reply)
+}
+
+func (r *backRuntime) Version(ctx context.Context) (*cri.VersionResponse, error) {
+	return runtimeCall[*cri.VersionResponse](ctx, r, "Version", runtimeArgs{})
 }
 
 func (r *backRuntime) RunPodSandbox(ctx context.Context, config *cri.PodSandboxConfig) (string, error) {

@@ -202,6 +202,19 @@ func TestRuntimeAnswersAsInProcess(t *testing.T) {
 		}
 	}
 
+	// Version: the grader's runtime's name and version; a failure
+	// crosses with its message, and the call is the grader's.
+	v, err := proxy.Version(ctx)
+	wantV, wantErr := rt.Version(ctx)
+	same("Version()", v, wantV, err, wantErr)
+	if v == nil || v.RuntimeName != crifake.RuntimeName || v.RuntimeVersion != crifake.RuntimeVersion {
+		t.Errorf("Version() through the program = %#v, want runtimeName %q, runtimeVersion %q", v, crifake.RuntimeName, crifake.RuntimeVersion)
+	}
+	rt.Fail("Version", errors.New("fake: version: runtime not ready"))
+	if v, err := proxy.Version(ctx); v != nil || err == nil || err.Error() != "fake: version: runtime not ready" {
+		t.Errorf("Version() through the program, the grader's failing = %#v, %v; want nil, the grader's error", v, err)
+	}
+
 	// Before anything exists: nil lists, an absent image is nil, no error.
 	list, err := proxy.ListContainers(ctx, nil)
 	wantList, wantErr := rt.ListContainers(ctx, nil)
@@ -325,7 +338,7 @@ func TestRuntimeAnswersAsInProcess(t *testing.T) {
 	for _, c := range rt.Calls() {
 		methods = append(methods, c.Method)
 	}
-	for _, m := range []string{"RunPodSandbox", "CreateContainer", "StartContainer", "ExecSync", "StopContainer", "RemovePodSandbox", "RemoveImage"} {
+	for _, m := range []string{"Version", "RunPodSandbox", "CreateContainer", "StartContainer", "ExecSync", "StopContainer", "RemovePodSandbox", "RemoveImage"} {
 		if !strings.Contains(strings.Join(methods, " "), m) {
 			t.Errorf("the grader's Calls() = %v, want a %s", methods, m)
 		}

@@ -78,6 +78,10 @@ type kubelet struct {
 	// existed); set before anything else starts.
 	node    *api.Node
 	created time.Time
+	// runtimeVersion is the node's containerRuntimeVersion,
+	// "NAME://VERSION", "" until the runtime's Version answered: set by
+	// register, then by the node status loop alone.
+	runtimeVersion string
 
 	// mu guards workers, static, seen, staticRead and closed.
 	mu sync.Mutex
@@ -264,8 +268,11 @@ func (k *kubelet) register(ctx context.Context) (*api.Node, bool) {
 	}
 }
 
-// tryRegister is one registration attempt.
+// tryRegister is one registration attempt. The runtime's Version is
+// asked first; when it fails the Node is registered all the same, its
+// containerRuntimeVersion empty until the status loop asks again.
 func (k *kubelet) tryRegister(ctx context.Context) (*api.Node, error) {
+	k.askRuntimeVersion(ctx)
 	now := k.clock.Now()
 	want := k.initialNode(now)
 	out, err := k.c.Create(ctx, want)
@@ -308,15 +315,49 @@ func (k *kubelet) initialNode(now time.Time) *api.Node {
 	return n
 }
 
+// askRuntimeVersion asks the runtime's Version until it answers, then
+// keeps "NAME://VERSION" as the node's containerRuntimeVersion
+// (nodestatus/setters.go: VersionInfo formats the runtime's type and
+// version so; kuberuntime_manager.go: NewKubeGenericRuntimeManager takes
+// the type from the runtime's first Version answer). A failure leaves it
+// empty, to be asked again (upstream writes "TYPE://Unknown" and asks at
+// every status; the kata asks until it knows).
+func (k *kubelet) askRuntimeVersion(ctx context.Context) {
+	if k.runtimeVersion != "" {
+		return
+	}
+	v, err := k.opts.Runtime.Version(ctx)
+	if err != nil || v == nil {
+		return
+	}
+	k.runtimeVersion = v.RuntimeName + "://" + v.RuntimeVersion
+}
+
 // nodeStatus is the node's status at now, made over current (the
 // setters of pkg/kubelet/nodestatus/setters.go: MachineInfo,
-// NodeAddress, ReadyCondition): capacity, allocatable, the addresses
-// and the Ready condition, which keeps its lastTransitionTime while its
-// status stays. Conditions of other types are kept as they are.
+// VersionInfo, NodeAddress, ReadyCondition): capacity, allocatable,
+// nodeInfo, the addresses and the Ready condition, which keeps its
+// lastTransitionTime while its status stays. Conditions of other types
+// are kept as they are.
 func (k *kubelet) nodeStatus(current api.NodeStatus, now time.Time) api.NodeStatus {
 	st := *api.DeepCopyValue(&current)
 	st.Capacity = api.DeepCopyValue(k.opts.Capacity)
 	st.Allocatable = api.DeepCopyValue(k.opts.Allocatable)
+	// The machine as the harness read it (Options.Machine, cAdvisor's
+	// answers upstream), the platform the kubelet runs on, and the
+	// versions: kubeProxyVersion is the kubelet's own in 1.32, whose
+	// DisableNodeKubeProxyVersion gate is off by default (KEP-4004).
+	info := &st.NodeInfo
+	info.MachineID = k.opts.Machine.MachineID
+	info.SystemUUID = k.opts.Machine.SystemUUID
+	info.BootID = k.opts.Machine.BootID
+	info.KernelVersion = k.opts.Machine.KernelVersion
+	info.OSImage = k.opts.Machine.OSImage
+	info.OperatingSystem = runtime.GOOS
+	info.Architecture = runtime.GOARCH
+	info.KubeletVersion = kubelets.Version
+	info.KubeProxyVersion = kubelets.Version
+	info.ContainerRuntimeVersion = k.runtimeVersion
 	st.Addresses = []api.NodeAddress{
 		{Type: api.NodeInternalIP, Address: k.opts.Address},
 		{Type: api.NodeHostName, Address: k.opts.NodeName},
@@ -382,7 +423,8 @@ func (k *kubelet) nodeStatusLoop(ctx context.Context) {
 	}
 }
 
-// syncNodeStatus reads the Node, makes its status, and writes it when it
+// syncNodeStatus reads the Node, asks the runtime's Version if it has
+// not answered yet, makes the node's status, and writes it when it
 // changed in anything but the heartbeat or when NodeStatusReportFrequency
 // has passed since *lastWrite (zero: never written by this Run, as
 // upstream's lastStatusReportTime).
@@ -395,6 +437,7 @@ func (k *kubelet) syncNodeStatus(ctx context.Context, lastWrite *time.Time) {
 	if !ok {
 		return
 	}
+	k.askRuntimeVersion(ctx)
 	now := k.clock.Now()
 	st := k.nodeStatus(n.Status, now)
 	changed := !sameJSON(withoutHeartbeats(st), withoutHeartbeats(n.Status))

@@ -428,15 +428,8 @@ func (k *kubelet) startContainer(ctx context.Context, w *podWorker, pod *api.Pod
 		w.crash[c.Name] = &next
 	}
 
-	// The image (EnsureImageExists): its back-off first, then present or
-	// pulled.
-	if entry := w.pull[c.Name]; entry != nil && k.fn.inBackoff(copyBackoff(entry), entry.LastUpdate, now) {
-		msg := fmt.Sprintf("Back-off pulling image %q", c.Image)
-		if k.setWaiting(w, c.Name, api.ContainerReasonImagePullBackOff, msg) {
-			k.recorder.Event(pod, events.EventTypeNormal, kubelets.EventBackOff, "", msg)
-		}
-		return
-	}
+	// The image (images/image_manager.go: EnsureImageExists): is it
+	// present, does the pull policy want a pull, is a pull in back-off.
 	image := cri.ImageSpec{Image: c.Image}
 	present, err := rs.ImageStatus(ctx, image)
 	if err != nil {
@@ -444,11 +437,29 @@ func (k *kubelet) startContainer(ctx context.Context, w *podWorker, pod *api.Pod
 		return
 	}
 	imageRef := ""
-	if present != nil {
+	switch policy := pullPolicy(c); {
+	case policy == api.PullNever && present == nil:
+		// Never pulls: an absent image stays absent until someone puts
+		// it on the node (shouldPullImage, ErrImageNeverPull).
+		msg := fmt.Sprintf("Container image %q is not present with pull policy of Never", c.Image)
+		if k.setWaiting(w, c.Name, api.ContainerReasonErrImageNeverPull, msg) {
+			k.recorder.Event(pod, events.EventTypeWarning, api.ContainerReasonErrImageNeverPull, "", msg)
+		}
+		return
+	case present != nil && policy != api.PullAlways:
 		imageRef = present.ID
 		k.recorder.Event(pod, events.EventTypeNormal, kubelets.EventPulled, "",
 			fmt.Sprintf("Container image %q already present on machine", c.Image))
-	} else {
+	default:
+		// Absent under IfNotPresent, or Always (pulled at every start:
+		// the tag may point at a new image), through its back-off.
+		if entry := w.pull[c.Name]; entry != nil && k.fn.inBackoff(copyBackoff(entry), entry.LastUpdate, now) {
+			msg := fmt.Sprintf("Back-off pulling image %q", c.Image)
+			if k.setWaiting(w, c.Name, api.ContainerReasonImagePullBackOff, msg) {
+				k.recorder.Event(pod, events.EventTypeNormal, kubelets.EventBackOff, "", msg)
+			}
+			return
+		}
 		k.recorder.Event(pod, events.EventTypeNormal, kubelets.EventPulling, "", fmt.Sprintf("Pulling image %q", c.Image))
 		start := k.clock.Now()
 		ref, err := rs.PullImage(ctx, image)
@@ -505,7 +516,28 @@ func (k *kubelet) startContainer(ctx context.Context, w *podWorker, pod *api.Pod
 		return
 	}
 	k.recorder.Event(pod, events.EventTypeNormal, kubelets.EventStarted, "", fmt.Sprintf("Started container %s", c.Name))
+	// Its postStart hook, which the sync waits for (hooks.go): failed,
+	// the container was killed and waits PostStartHookError.
+	if msg, failed := k.postStart(ctx, pod, c, id, podIP); failed {
+		w.waiting[c.Name] = kubelets.Waiting{Reason: reasonPostStartHookError, Message: msg}
+		return
+	}
 	delete(w.waiting, c.Name)
+}
+
+// pullPolicy is c's imagePullPolicy, or the apiserver's default when it
+// is empty (pkg/apis/core/v1/defaults.go: SetDefaults_Container): Always
+// for a :latest or untagged image, else IfNotPresent. Upstream's kubelet
+// never sees it empty; the kata's may, from a client that defaults
+// nothing.
+func pullPolicy(c api.Container) api.PullPolicy {
+	if c.ImagePullPolicy != "" {
+		return c.ImagePullPolicy
+	}
+	if _, tag, err := cri.ParseImage(c.Image); err == nil && tag == "latest" {
+		return api.PullAlways
+	}
+	return api.PullIfNotPresent
 }
 
 // setWaiting makes container name Waiting with reason and message, and
@@ -543,23 +575,20 @@ func copyBackoff(b *kubelets.Backoff) *kubelets.Backoff {
 
 // killContainer stops container id (name in pod) for reason, with
 // message as its Killing Event ("Stopping container NAME" when empty):
-// its preStop hook first (exec, within the grace), then StopContainer
-// with GracePeriod less the seconds the hook took (rule 8;
-// kuberuntime_container.go: killContainer, executePreStopHook).
+// its preStop hook first (exec, httpGet or sleep: preStop in hooks.go,
+// waited for the grace at most), then StopContainer with GracePeriod
+// less the seconds the hook took on the clock, whether it passed or not
+// (rule 8; kuberuntime_container.go: killContainer, executePreStopHook).
 func (k *kubelet) killContainer(ctx context.Context, pod *api.Pod, id, name, reason, message string) {
 	if message == "" {
 		message = fmt.Sprintf("Stopping container %s", name)
 	}
 	k.recorder.Event(pod, events.EventTypeNormal, kubelets.EventKilling, "", message)
 	var preStop int64
-	if spec := containerSpec(pod, name); spec != nil && spec.Lifecycle != nil && spec.Lifecycle.PreStop != nil && spec.Lifecycle.PreStop.Exec != nil {
+	if spec := containerSpec(pod, name); spec != nil && spec.Lifecycle != nil && spec.Lifecycle.PreStop != nil {
 		grace := k.fn.gracePeriod(*api.DeepCopy(pod), name, reason, 0)
 		start := k.clock.Now()
-		cmd := slices.Clone(spec.Lifecycle.PreStop.Exec.Command)
-		if _, err := k.opts.Runtime.ExecSync(ctx, id, cmd, time.Duration(grace)*time.Second); err != nil {
-			k.recorder.Event(pod, events.EventTypeWarning, "FailedPreStopHook", "",
-				fmt.Sprintf("PreStopHook failed: %v", err))
-		}
+		_ = k.preStop(ctx, pod, *spec, id, grace) // a failure stops nothing: the stop goes on
 		preStop = int64(k.clock.Now().Sub(start).Seconds())
 	}
 	grace := k.fn.gracePeriod(*api.DeepCopy(pod), name, reason, preStop)

@@ -3,9 +3,11 @@ package kubelet
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -190,17 +192,31 @@ func (k *kubelet) runProbe(ctx context.Context, probe api.Probe, c api.Container
 	return kubelets.Failure, "unknown probe handler"
 }
 
-// probeClient keeps no connection between probes, as upstream's
-// (probe/http/http.go: DisableKeepAlives), so that nothing of a probe
-// outlives it, and does not check a probe's certificate
-// (InsecureSkipVerify, as upstream).
-var probeClient = &http.Client{Transport: &http.Transport{
+// probeTransport keeps no connection between probes, as upstream's
+// (probe/http/http.go: NewWithTLSConfig, DisableKeepAlives), so that
+// nothing of a probe outlives it, uses no proxy, and does not check a
+// probe's certificate (InsecureSkipVerify, as upstream).
+var probeTransport = &http.Transport{
 	DisableKeepAlives: true,
+	Proxy:             http.ProxyURL(nil),
 	TLSClientConfig:   &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // upstream's probes do not verify
-}}
+}
 
-// httpProbe asks SCHEME://HOST:PORT/PATH; a status from 200 to 399 is
-// Success (probe/http/http.go).
+// probeUserAgent is the User-Agent of an HTTP probe: "kube-probe/" and
+// the Kubernetes version as MAJOR.MINOR (probe/http/request.go:
+// userAgent), the kata's being v1.32 (the apiserver's discovery).
+const probeUserAgent = "kube-probe/1.32"
+
+// httpProbe asks SCHEME://HOST:PORT/PATH (probe/http/request.go:
+// NewRequestForHTTPGetAction; probe/http/http.go: DoHTTPProbe): HOST
+// the pod's IP unless given, PATH with its query; the probe's
+// httpHeaders (a Host header is the request's host), User-Agent
+// probeUserAgent and Accept "*/*" unless they set them; timeout bounds
+// the whole request (http.Client's Timeout, as upstream). A redirect is
+// followed only to the same host: another host's 3xx is the answer
+// (RedirectChecker with followNonLocalRedirects false, the kubelet's).
+// A status from 200 to 399 is Success (upstream calls 3xx a Warning,
+// a Success with a ProbeWarning Event, which the kata does not record).
 func httpProbe(ctx context.Context, g *api.HTTPGetAction, c api.Container, podIP string, timeout time.Duration) (kubelets.Result, string) {
 	host := g.Host
 	if host == "" {
@@ -213,50 +229,81 @@ func httpProbe(ctx context.Context, g *api.HTTPGetAction, c api.Container, podIP
 	if err != nil {
 		return kubelets.Failure, err.Error()
 	}
-	scheme := "http"
-	if g.Scheme == api.URISchemeHTTPS {
-		scheme = "https"
+	scheme := strings.ToLower(string(g.Scheme))
+	if scheme == "" {
+		scheme = "http"
 	}
-	path := g.Path
-	if !strings.HasPrefix(path, "/") {
-		path = "/" + path
+	// formatURL: the path parsed, so that its query stays a query.
+	u, err := url.Parse(g.Path)
+	if err != nil {
+		u = &url.URL{Path: g.Path}
 	}
-	url := fmt.Sprintf("%s://%s%s", scheme, net.JoinHostPort(host, strconv.Itoa(port)), path)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	u.Scheme, u.Host = scheme, net.JoinHostPort(host, strconv.Itoa(port))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return kubelets.Failure, err.Error()
 	}
 	for _, h := range g.HTTPHeaders {
 		req.Header.Add(h.Name, h.Value)
 	}
-	resp, err := probeClient.Do(req)
+	if _, ok := req.Header["User-Agent"]; !ok {
+		req.Header.Set("User-Agent", probeUserAgent)
+	}
+	if _, ok := req.Header["Accept"]; !ok {
+		req.Header.Set("Accept", "*/*")
+	} else if req.Header.Get("Accept") == "" {
+		req.Header.Del("Accept") // set empty: none
+	}
+	req.Host = req.Header.Get("Host") // net/http sends req.Host, never Header["Host"]
+	client := &http.Client{Transport: probeTransport, Timeout: timeout, CheckRedirect: sameHostRedirects}
+	resp, err := client.Do(req)
 	if err != nil {
 		return kubelets.Failure, err.Error()
 	}
 	_ = resp.Body.Close()
-	if resp.StatusCode >= 200 && resp.StatusCode < 400 {
+	if resp.StatusCode >= http.StatusOK && resp.StatusCode < http.StatusBadRequest {
 		return kubelets.Success, ""
 	}
 	return kubelets.Failure, fmt.Sprintf("HTTP probe failed with statuscode: %d", resp.StatusCode)
 }
 
-// resolvePort is port as a number, a name being one of c's ports
-// (prober.go: probe/util.go ResolveContainerPort).
+// sameHostRedirects follows a redirect to the first request's host, ten
+// at most, and answers the 3xx of one to another host
+// (probe/http/http.go: RedirectChecker(false)).
+func sameHostRedirects(req *http.Request, via []*http.Request) error {
+	if req.URL.Hostname() != via[0].URL.Hostname() {
+		return http.ErrUseLastResponse
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
+}
+
+// resolvePort is port as a number, a name being one of c's ports, or
+// else a number written as a string (probe/util.go:
+// ResolveContainerPort).
 func resolvePort(port api.IntOrString, c api.Container) (int, error) {
-	if port.Type == api.Int {
-		if port.IntVal > 0 && port.IntVal < 65536 {
-			return int(port.IntVal), nil
+	n := int(port.IntVal)
+	if port.Type == api.String {
+		found := false
+		for _, p := range c.Ports {
+			if p.Name == port.StrVal {
+				n, found = int(p.ContainerPort), true
+				break
+			}
 		}
-		return 0, fmt.Errorf("invalid port number: %d", port.IntVal)
-	}
-	for _, p := range c.Ports {
-		if p.Name == port.StrVal {
-			return int(p.ContainerPort), nil
+		if !found {
+			var err error
+			if n, err = strconv.Atoi(port.StrVal); err != nil {
+				return 0, err
+			}
 		}
 	}
-	return 0, fmt.Errorf("couldn't find port: %v in %v", port.StrVal, c.Name)
+	if n > 0 && n < 65536 {
+		return n, nil
+	}
+	return 0, fmt.Errorf("invalid port number: %d", n)
 }
 
 // probeResults are the readiness and startup results published for the

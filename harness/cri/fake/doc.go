@@ -8,8 +8,11 @@
 //  1. Determinism. Ids are "sandbox-1", "sandbox-2", ... and
 //     "container-1", ... in call order; sandboxes get the IPs
 //     10.244.0.2, 10.244.0.3, ... from a counter (an IP released by
-//     StopPodSandbox is not handed out again); image ids are "sha256:"
-//     and the hex SHA-256 of NAME:TAG; every time comes from
+//     StopPodSandbox is not handed out again), unless
+//     Options.SandboxIP gives one (a suite that serves probes on
+//     127.0.0.1 gives a pod that IP; "" is the counter's next, and the
+//     counter moves only for the IPs it hands out); image ids are
+//     "sha256:" and the hex SHA-256 of NAME:TAG; every time comes from
 //     Options.Clock (nil: 2026-01-01T00:00:00Z, never moving). It
 //     starts no goroutine: every change of state happens inside a call,
 //     under one lock, so it is safe for concurrent use.
@@ -75,9 +78,13 @@
 //     as asked for image calls), Name the pod "namespace/name" or the
 //     container name (the command, space-separated, for ExecSync), and
 //     Timeout the timeout of StopContainer and ExecSync.
+//  8. Version answers RuntimeName and RuntimeVersion ("fakeRuntime",
+//     "0.1.0", upstream's fake runtime's), so that a kubelet that shows
+//     another name made it up.
 //
-// Options.Behave and Options.Exec are called without the lock held, so
-// they may call the Runtime; Behave is called once per CreateContainer
+// Options.SandboxIP is called with the lock held and must not call the
+// Runtime. Options.Behave and Options.Exec are called without the lock
+// held, so they may call the Runtime; Behave is called once per CreateContainer
 // that passes its checks, with a copy of the config, and decides that
 // container's whole life.
 package fake

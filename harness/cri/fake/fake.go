@@ -30,6 +30,15 @@ type fixedClock struct{}
 
 func (fixedClock) Now() time.Time { return StartTime }
 
+// RuntimeName and RuntimeVersion are what Version answers, the name and
+// version upstream's fake runtime gives (k8s.io/cri-api
+// pkg/apis/testing/fake_runtime_service.go: FakeRuntimeName,
+// FakeVersion): a kubelet that shows them took them from Version.
+const (
+	RuntimeName    = "fakeRuntime"
+	RuntimeVersion = "0.1.0"
+)
+
 // Options configure a Runtime; the zero value is a runtime with an empty
 // registry whose containers run until stopped.
 type Options struct {
@@ -46,6 +55,11 @@ type Options struct {
 	// output. An error it returns is ExecSync's error (wrap
 	// cri.ErrTimeout for a command that outlives its timeout).
 	Exec func(containerID string, cmd []string) (cri.ExecResult, error)
+	// SandboxIP gives a new sandbox its IP; it is called once per
+	// RunPodSandbox that passes its checks, with a copy of the config,
+	// and "" (or a nil SandboxIP) is the next IP of the counter. It is
+	// called with the lock held: it must not call the Runtime.
+	SandboxIP func(config *cri.PodSandboxConfig) string
 }
 
 // Behaviour is how a container behaves once started (see doc.go 4 for
@@ -86,7 +100,7 @@ type Call struct {
 
 // methods are the names Fail accepts: the methods of cri.Runtime.
 var methods = map[string]bool{
-	"RunPodSandbox": true, "StopPodSandbox": true, "RemovePodSandbox": true,
+	"Version": true, "RunPodSandbox": true, "StopPodSandbox": true, "RemovePodSandbox": true,
 	"PodSandboxStatus": true, "ListPodSandbox": true, "CreateContainer": true,
 	"StartContainer": true, "StopContainer": true, "RemoveContainer": true,
 	"ListContainers": true, "ContainerStatus": true, "ExecSync": true,
@@ -125,6 +139,7 @@ type Runtime struct {
 	clock  Clock
 	behave func(cfg *cri.ContainerConfig) Behaviour
 	exec   func(containerID string, cmd []string) (cri.ExecResult, error)
+	ipOf   func(config *cri.PodSandboxConfig) string
 
 	mu         sync.Mutex
 	registry   map[string]bool   // NAME:TAG the registry has
@@ -147,6 +162,7 @@ func New(o Options) *Runtime {
 		clock:    o.Clock,
 		behave:   o.Behave,
 		exec:     o.Exec,
+		ipOf:     o.SandboxIP,
 		registry: map[string]bool{},
 		images:   map[string]string{},
 		names:    map[string]string{},
@@ -214,7 +230,8 @@ func (r *Runtime) container(id string) *container {
 
 // ---------------------------------------------------------------- sandboxes
 
-// RunPodSandbox makes a Ready sandbox with the next IP.
+// RunPodSandbox makes a Ready sandbox with the IP Options.SandboxIP
+// gives it, or else the next IP.
 func (r *Runtime) RunPodSandbox(ctx context.Context, config *cri.PodSandboxConfig) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -239,10 +256,16 @@ func (r *Runtime) RunPodSandbox(ctx context.Context, config *cri.PodSandboxConfi
 		cfg:     copySandboxConfig(config),
 		state:   cri.SandboxReady,
 		created: r.clock.Now(),
-		ip:      fmt.Sprintf("10.244.%d.%d", r.nIP/256%256, r.nIP%256),
 		name:    name,
 	}
-	r.nIP++
+	if r.ipOf != nil {
+		s.ip = r.ipOf(copySandboxConfig(config))
+	}
+	if s.ip == "" {
+		// The counter moves only for the IPs it hands out.
+		s.ip = fmt.Sprintf("10.244.%d.%d", r.nIP/256%256, r.nIP%256)
+		r.nIP++
+	}
 	r.names[name] = s.id
 	r.sandboxes = append(r.sandboxes, s)
 	r.calls[len(r.calls)-1].ID = s.id
@@ -677,6 +700,19 @@ func (r *Runtime) ExecSync(ctx context.Context, containerID string, cmd []string
 		return nil, err
 	}
 	return &cri.ExecResult{Stdout: slices.Clone(res.Stdout), Stderr: slices.Clone(res.Stderr), ExitCode: res.ExitCode}, nil
+}
+
+// ---------------------------------------------------------------- version
+
+// Version answers RuntimeName and RuntimeVersion.
+func (r *Runtime) Version(ctx context.Context) (*cri.VersionResponse, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.enter(ctx, Call{Method: "Version"}); err != nil {
+		return nil, err
+	}
+	return &cri.VersionResponse{Version: cri.KubeletAPIVersion, RuntimeName: RuntimeName,
+		RuntimeVersion: RuntimeVersion, RuntimeAPIVersion: cri.CRIVersion}, nil
 }
 
 // ---------------------------------------------------------------- images

@@ -303,6 +303,37 @@ func TestFake(t *testing.T) {
 				t.Errorf("PodSandboxStatus(%q) = IP %q, want 10.244.0.3", b, ip)
 			}
 		}},
+		{"sandbox-ip-from-options", func(t *testing.T) {
+			var asked []string
+			e := newEnv(t, fake.Options{SandboxIP: func(cfg *cri.PodSandboxConfig) string {
+				asked = append(asked, cfg.Metadata.Name)
+				cfg.Labels["app"] = "changed" // a copy: the sandbox keeps its own
+				if cfg.Metadata.Name == "local" {
+					return "127.0.0.1"
+				}
+				return ""
+			}})
+			a, local, b := e.run(t, "a"), e.run(t, "local"), e.run(t, "b")
+			for _, c := range []struct{ id, want, why string }{
+				{a, "10.244.0.2", "SandboxIP gave \"\": the counter's first"},
+				{local, "127.0.0.1", "SandboxIP gave it"},
+				{b, "10.244.0.3", "the counter moves only for the IPs it hands out"},
+			} {
+				if st := e.sandbox(t, c.id); st.IP != c.want || st.Labels["app"] == "changed" {
+					t.Errorf("PodSandboxStatus(%q) = IP %q, labels %v; want IP %s (%s), labels as given", c.id, st.IP, st.Labels, c.want, c.why)
+				}
+			}
+			if want := []string{"a", "local", "b"}; !reflect.DeepEqual(asked, want) {
+				t.Errorf("SandboxIP asked for %q, want %q: once per RunPodSandbox", asked, want)
+			}
+			// A RunPodSandbox that fails its checks asks nothing.
+			if _, err := e.RunPodSandbox(ctx, podConfig("a")); err == nil {
+				t.Errorf("RunPodSandbox(a) again = nil, want the reserved name's error")
+			}
+			if len(asked) != 3 {
+				t.Errorf("SandboxIP asked for %q after a RunPodSandbox that failed, want it not asked", asked)
+			}
+		}},
 		{"stop-sandbox-releases-ip-not-reused", func(t *testing.T) {
 			e := newEnv(t, fake.Options{})
 			a := e.run(t, "a")
@@ -874,6 +905,24 @@ func TestFake(t *testing.T) {
 				t.Errorf("StartContainer after Fail = %v, want %v", err, boom)
 			}
 			wantState(t, e, id, cri.ContainerCreated)
+		}},
+		{"version-names-the-fake-and-can-fail", func(t *testing.T) {
+			e := newEnv(t, fake.Options{})
+			want := &cri.VersionResponse{Version: "0.1.0", RuntimeName: "fakeRuntime", RuntimeVersion: "0.1.0", RuntimeAPIVersion: "v1"}
+			if v, err := e.Version(ctx); err != nil || !reflect.DeepEqual(v, want) {
+				t.Errorf("Version() = %+v, %v; want %+v, nil", v, err, want)
+			}
+			boom := errors.New("boom")
+			e.Fail("Version", boom)
+			if v, err := e.Version(ctx); v != nil || !errors.Is(err, boom) {
+				t.Errorf("Version() after Fail = %+v, %v; want nil, %v", v, err, boom)
+			}
+			if v, err := e.Version(ctx); err != nil || !reflect.DeepEqual(v, want) {
+				t.Errorf("Version() after a failed one = %+v, %v; want %+v, nil", v, err, want)
+			}
+			if calls := e.Calls(); len(calls) != 3 || calls[0] != (fake.Call{Method: "Version"}) {
+				t.Errorf("Calls() after three Versions = %+v, want three {Method: Version}", calls)
+			}
 		}},
 		{"fail-unknown-method-panics", func(t *testing.T) {
 			e := newEnv(t, fake.Options{})
