@@ -408,14 +408,22 @@ func TestUpReference(t *testing.T) {
 	// pkg/controller/nodelifecycle/node_lifecycle_controller.go); with
 	// the default grace, 50s, it would still be True.
 	nodes := client.For[*api.Node](client.New(url, admin.Client))
-	n1, err := nodes.Get(ctx, "", "node-1")
-	if err != nil {
-		t.Fatalf("after a restart: Get(node-1) = %v", err)
-	}
-	now := api.NewTime(time.Now())
-	n1.Status.Conditions = []api.NodeCondition{{Type: api.NodeReady, Status: api.ConditionTrue, Reason: "KubeletReady", LastHeartbeatTime: now, LastTransitionTime: now}}
-	if _, err := nodes.UpdateStatus(ctx, n1); err != nil {
-		t.Fatalf("posting node-1 Ready True: %v", err)
+	// node-1's kubelet and the node lifecycle controller write its
+	// status too: a write that lost the race (409) reads it again.
+	for try := 1; ; try++ {
+		n1, err := nodes.Get(ctx, "", "node-1")
+		if err != nil {
+			t.Fatalf("after a restart: Get(node-1) = %v", err)
+		}
+		now := api.NewTime(time.Now())
+		n1.Status.Conditions = []api.NodeCondition{{Type: api.NodeReady, Status: api.ConditionTrue, Reason: "KubeletReady", LastHeartbeatTime: now, LastTransitionTime: now}}
+		_, err = nodes.UpdateStatus(ctx, n1)
+		if err == nil {
+			break
+		}
+		if !client.IsConflict(err) || try == 5 {
+			t.Fatalf("posting node-1 Ready True (try %d): %v", try, err)
+		}
 	}
 	readyOf := func() string {
 		n, err := nodes.Get(ctx, "", "node-1")
