@@ -130,19 +130,6 @@ func (s *hookServer) all() string {
 	return strings.Join(out, ", ")
 }
 
-// hookClosedPort is a port on 127.0.0.1 nobody listens on: a hook there
-// gets no answer.
-func hookClosedPort(t *suite.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("kubelettest: listening on 127.0.0.1: %v", err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
-	return port
-}
-
 // hookCreated are the ids of pod's containers of name, oldest first, as
 // CreateContainer made them.
 func hookCreated(e *loopEnv, pod, name string) []string {
@@ -241,7 +228,7 @@ func hooksChecks(t *suite.T, impl Impl) {
 		}
 	})
 	defer drain.srv.Close()
-	closed := hookClosedPort(t)
+	closed := envClosedPort(t)
 	e.start()
 
 	grace45, grace5 := int64(45), int64(5)

@@ -261,19 +261,6 @@ func (pl *probeNetListener) close() {
 	<-pl.done
 }
 
-// probeNetClosedPort is a port of 127.0.0.1 nothing listens on: one the
-// step listened on and closed.
-func probeNetClosedPort(t *suite.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("kubelettest: listening on 127.0.0.1: %v", err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
-	return port
-}
-
 // probeNetHTTPProbe is an httpGet probe, a run every period seconds,
 // SuccessThreshold 1.
 func probeNetHTTPProbe(g api.HTTPGetAction, period, timeout, failure int32) *api.Probe {
@@ -316,7 +303,7 @@ func probesNetLoop(t *suite.T, impl Impl) {
 	defer slowS.close()
 	tcpL := newProbeNetListener(t)
 	defer tcpL.close()
-	closed := probeNetClosedPort(t)
+	closed := envClosedPort(t)
 
 	// The pods that probe without a host get 127.0.0.1; http-host gets
 	// the counter's 10.244.0.x, and names 127.0.0.1 as its host.

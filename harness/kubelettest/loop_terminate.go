@@ -114,29 +114,6 @@ func termSandboxes(e *loopEnv, uid api.UID) []*cri.PodSandbox {
 	return sbs
 }
 
-// termContainers are the runtime's containers of the pod with uid, as
-// e.containers, but for one the kubelet removed between the list and
-// its status: the step waits for their removal.
-func termContainers(e *loopEnv, uid api.UID) []*cri.ContainerStatus {
-	e.t.Helper()
-	cs, err := e.rt.ListContainers(e.ctx, &cri.ContainerFilter{LabelSelector: map[string]string{kubelets.LabelPodUID: string(uid)}})
-	if err != nil {
-		e.t.Fatalf("kubelettest: listing the fake runtime's containers: %v", err)
-	}
-	var out []*cri.ContainerStatus
-	for _, c := range cs {
-		s, err := e.rt.ContainerStatus(e.ctx, c.ID)
-		if cri.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			e.t.Fatalf("kubelettest: reading container %s in the fake runtime: %v", c.ID, err)
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
 // termIDs are the runtime ids of pod name's running containers, by
 // name, once it runs all of names.
 func termIDs(e *loopEnv, pod string, names ...string) map[string]string {
@@ -325,7 +302,7 @@ func terminatePods(t *suite.T, impl Impl) {
 	}
 	e.waitEvent("Pod", "web", kubelets.EventKilling, "Stopping container web", "rules 8, 11: kuberuntime_container.go killContainer")
 	e.waitFor("pod web's containers and sandbox to be removed from the runtime once it is deleted (rule 8)", func() (bool, string) {
-		cs, sbs := termContainers(e, web.UID), termSandboxes(e, web.UID)
+		cs, sbs := e.containers(web.UID), termSandboxes(e, web.UID)
 		return len(cs) == 0 && len(sbs) == 0, fmt.Sprintf("containers %s, %d sandboxes", envDescribeContainers(cs), len(sbs))
 	})
 
@@ -372,7 +349,7 @@ func terminatePods(t *suite.T, impl Impl) {
 		t.Fatalf("kubelettest: deleting pod orphan in the fake: %v", err)
 	}
 	e.waitFor("pod orphan, gone from the API while it ran: its container stopped and its container and sandbox removed (rule 8; HandlePodCleanups)", func() (bool, string) {
-		cs, sbs := termContainers(e, orphan.UID), termSandboxes(e, orphan.UID)
+		cs, sbs := e.containers(orphan.UID), termSandboxes(e, orphan.UID)
 		return len(cs) == 0 && len(sbs) == 0, fmt.Sprintf("containers %s, %d sandboxes; the runtime calls: %s", envDescribeContainers(cs), len(sbs), envDescribeRT(e.rts.calls("default/orphan")))
 	})
 	stops = envRTOnly(e.rts.calls("default/orphan"), "StopContainer")

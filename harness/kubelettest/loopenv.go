@@ -59,6 +59,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -613,7 +614,8 @@ func envPodCondition(p *api.Pod, typ api.PodConditionType) *api.PodCondition {
 // ---------------------------------------------------------------- the runtime
 
 // containers are the runtime's containers of the pod with uid, oldest
-// first, as ContainerStatus reports them.
+// first, as ContainerStatus reports them; one the kubelet removed between
+// the list and its status is left out.
 func (e *loopEnv) containers(uid api.UID) []*cri.ContainerStatus {
 	e.t.Helper()
 	cs, err := e.rt.ListContainers(e.ctx, &cri.ContainerFilter{LabelSelector: map[string]string{kubelets.LabelPodUID: string(uid)}})
@@ -623,12 +625,28 @@ func (e *loopEnv) containers(uid api.UID) []*cri.ContainerStatus {
 	var out []*cri.ContainerStatus
 	for _, c := range cs {
 		s, err := e.rt.ContainerStatus(e.ctx, c.ID)
+		if cri.IsNotFound(err) {
+			continue
+		}
 		if err != nil {
 			e.t.Fatalf("kubelettest: reading container %s in the fake runtime: %v", c.ID, err)
 		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// envClosedPort is a port of 127.0.0.1 nothing listens on: one the step
+// listened on and closed.
+func envClosedPort(t *suite.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("kubelettest: listening on 127.0.0.1: %v", err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	_ = l.Close()
+	return port
 }
 
 // envDescribeContainers prints runtime containers.
