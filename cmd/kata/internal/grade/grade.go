@@ -420,7 +420,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, errors.New(strings.TrimPrefix(gotest.ErrNoGo.Error(), "gotest: "))
 	case rctx.Err() != nil && ctx.Err() == nil:
 		// Nothing is built or run after this; every step is an error.
-		rep.Message = fmt.Sprintf("the grade run did not finish within %v; the steps that had not finished earn nothing", timeout)
+		rep.Message = overran(timeout)
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("grade: %w", ctx.Err())
 	case err != nil:
@@ -450,7 +450,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		pkgs, err := isolated(rctx, opts, prot, tmp, iso, dir, runAs)
 		switch {
 		case rctx.Err() != nil && ctx.Err() == nil:
-			rep.Message = fmt.Sprintf("the grade run did not finish within %v; the steps that had not finished earn nothing", timeout)
+			rep.Message = overran(timeout)
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("grade: %w", ctx.Err())
 		case err != nil && pkgs == nil:
@@ -481,7 +481,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			runPattern += "/^(" + strings.Join(steps, "|") + ")$"
 		}
 	}
-	if len(pkgs) > 0 && rctx.Err() == nil {
+	if len(pkgs) > 0 && rctx.Err() != nil && ctx.Err() == nil {
+		// The bound passed between the steps before this one and the
+		// test run: nothing runs, and the report says why.
+		rep.Message = overran(timeout)
+	} else if len(pkgs) > 0 && ctx.Err() == nil {
 		lr, err := run(rctx, gotest.Options{
 			Dir:      opts.Root,
 			Packages: pkgs,
@@ -499,7 +503,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		case errors.Is(err, gotest.ErrNoGo):
 			return nil, errors.New(strings.TrimPrefix(err.Error(), "gotest: "))
 		case rctx.Err() != nil && ctx.Err() == nil:
-			rep.Message = fmt.Sprintf("the grade run did not finish within %v; the steps that had not finished earn nothing", timeout)
+			rep.Message = overran(timeout)
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("grade: %w", ctx.Err())
 		case err != nil && lr == nil:
@@ -545,6 +549,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
+}
+
+// overran is the run's message when the whole-run bound passed.
+func overran(timeout time.Duration) string {
+	return fmt.Sprintf("the grade run did not finish within %v; the steps that had not finished earn nothing", timeout)
 }
 
 // onlySteps says whether every selection names single steps, so that -run
