@@ -188,11 +188,21 @@ func (r *benchResult) add(p *gotest.Package) bool {
 	progress := false
 	names := make([]string, 0, len(p.Tests))
 	for name := range p.Tests {
-		if strings.HasPrefix(name, "Benchmark") && !strings.Contains(name, "/") {
+		if strings.HasPrefix(name, "Benchmark") {
 			names = append(names, name)
 		}
 	}
 	sort.Strings(names)
+	// A benchmark that only runs sub-benchmarks (b.Run) prints no result
+	// of its own: its sub-benchmarks' lines are its figures.
+	parent := func(name string) bool {
+		for _, n := range names {
+			if strings.HasPrefix(n, name+"/") {
+				return true
+			}
+		}
+		return false
+	}
 	for _, name := range names {
 		t := p.Tests[name]
 		if r.figures[name] != nil || r.failed[name] != "" {
@@ -202,6 +212,8 @@ func (r *benchResult) add(p *gotest.Package) bool {
 		switch {
 		case figs != nil && t.Action != "fail":
 			r.figures[name], r.units[name] = figs, units
+		case t.Action != "fail" && parent(name):
+			continue
 		default:
 			r.failed[name] = benchFailure(t.Output + "\n" + p.Output)
 		}

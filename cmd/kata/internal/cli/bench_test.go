@@ -165,6 +165,38 @@ func TestBenchMissingBenchmark(t *testing.T) {
 	}
 }
 
+// A benchmark that only runs sub-benchmarks shows their figures, each
+// under its own name, and is no failure; a failing sub-benchmark is.
+func TestBenchSubBenchmarks(t *testing.T) {
+	var patterns []string
+	l, out := benchLearner(t, []map[string]fakeBench{{
+		"BenchmarkPut":                {out: "BenchmarkPut-2 \t 10\t 1 ns/op\t 2000 writes/s\n"},
+		"BenchmarkShape":              {out: ""},
+		"BenchmarkShape/rs=10":        {out: "BenchmarkShape/rs=10-2 \t 3\t 4500 ns/op\n"},
+		"BenchmarkShape/rs=10/direct": {out: "BenchmarkShape/rs=10/direct-2 \t 3\t 1500 ns/op\n"},
+		"BenchmarkBroken":             {out: "", fail: true},
+		"BenchmarkBroken/rs=10":       {out: "    bench.go:1: not converged\n", fail: true},
+	}}, &patterns)
+	e := &l.course.Exercises[0]
+	res, err := l.runBenchmarks(e, e.ExerciseDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.printBench(e, res)
+	for _, want := range []string{
+		"  BenchmarkShape/rs=10  4500 ns/op\n",
+		"  BenchmarkShape/rs=10/direct  1500 ns/op\n",
+		"  BenchmarkBroken/rs=10  failed: not converged\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("kata bench output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out.String(), "BenchmarkShape  ") {
+		t.Errorf("kata bench output lists BenchmarkShape itself, whose figures are its sub-benchmarks':\n%s", out)
+	}
+}
+
 func TestFormatFigure(t *testing.T) {
 	for v, want := range map[float64]string{1623.4: "1623", 456.6: "456.6", 3.0: "3", 2.5: "2.5", 0.25: "0.25", 1e9: "1e+09", 12345.6: "12346", 0: "0"} {
 		if got := formatFigure(v); got != want {
