@@ -81,7 +81,7 @@ type controller struct {
 // New returns the ReplicaSet controller over the apiserver c, carrying
 // out opts.Plan. Nothing starts before Run.
 func New(c client.Interface, opts replicas.Options) replicas.Controller {
-	// TODO: return the controller of the ReplicaSets over c, carrying out opts.Plan, with DefaultWorkers when opts.Workers is 0 or less and the system clock when opts.Clock is nil; nothing starts before Run (task 6).
+	// TODO: return the controller of the ReplicaSets over c, carrying out opts.Plan, with the system clock when opts.Clock is nil and DefaultWorkers when opts.Workers is 0 or less; nothing starts before Run (tasks 6, 15).
 	panic("not implemented: New")
 }
 
@@ -89,7 +89,7 @@ func New(c client.Interface, opts replicas.Options) replicas.Controller {
 // for both caches to sync, then runs the workers until ctx ends (upstream's
 // Run). It returns nil once every goroutine it started has ended.
 func (rc *controller) Run(ctx context.Context) error {
-	// TODO: refuse to start without a Plan; start the recorder, the queue and the ReplicaSet and pod informers with their handlers, wait for both caches, run the workers until ctx ends, then shut the queue down and wait for every goroutine, the recorder last (tasks 6, 15).
+	// TODO: refuse to start without a Plan; start the recorder, the queue and the ReplicaSet and pod informers with their handlers, wait for both caches, run one worker (opts.Workers of them, task 15) until ctx ends, then shut the queue down and wait for every goroutine, the recorder last (tasks 6, 15).
 	panic("not implemented: Run")
 }
 
@@ -131,7 +131,7 @@ func (rc *controller) deleteRS(rs *api.ReplicaSet) {
 // ref is of another kind or the cached ReplicaSet of that name has
 // another UID (resolveControllerRef).
 func (rc *controller) resolve(namespace string, ref *api.OwnerReference) *api.ReplicaSet {
-	// TODO: return the cached ReplicaSet ref points to, or nil when ref is not a ReplicaSet's or the cached one has another UID (task 8).
+	// TODO: return the cached ReplicaSet ref points to, or nil when ref is not a ReplicaSet's or the cached one has another UID (task 6).
 	panic("not implemented: resolve")
 }
 
@@ -148,8 +148,8 @@ func (rc *controller) matching(pod *api.Pod) []*api.ReplicaSet {
 // wakes every ReplicaSet that may adopt it (addPod). A pod that shows up
 // already being deleted (a controller restart) counts as a deletion.
 func (rc *controller) addPod(pod *api.Pod) {
-	// TODO: a terminating pod counts as deleted; a pod with a controller observes one creation for it and queues it; an orphan queues every ReplicaSet that may adopt it (tasks 8, 10).
-	// Until task 8: nothing (Run's pod informer, task 6, calls this).
+	// TODO: a pod of a cached ReplicaSet observes one creation for it and queues it (task 6); a terminating pod counts as deleted, and an orphan queues every ReplicaSet that may adopt it (task 8).
+	// Until task 6: nothing (Run, task 6, calls this on the pod informer's goroutine, where a panic would end the test run).
 }
 
 // updatePod wakes the ReplicaSets a pod change concerns (updatePod): a

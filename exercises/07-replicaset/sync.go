@@ -82,7 +82,7 @@ func (rc *controller) release(ctx context.Context, rs *api.ReplicaSet, pod *api.
 // most BurstReplicas creations, in slow-start batches, or deletions of
 // pods rs owns, each announced to the expectations before it starts.
 func (rc *controller) manage(ctx context.Context, rs *api.ReplicaSet, key string, owned []*api.Pod, now time.Time) error {
-	// TODO: ask the Plan with the owned pods and carry it out: at most BurstReplicas creations, then the deletions of the first BurstReplicas names (tasks 6, 7, 11).
+	// TODO: ask the Plan with the owned pods and carry it out: expect the creations, then make at most BurstReplicas of them, then the deletions of the first BurstReplicas names (tasks 6, 7, 11).
 	panic("not implemented: manage")
 }
 

@@ -1,6 +1,8 @@
 package replicasettest_test
 
 import (
+	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -13,24 +15,27 @@ import (
 // tasks written must fail the others' steps, each on its own, and no
 // stub may take the run down (DESIGN.md: a stub never hangs the run or
 // takes down the other steps). Run (task 6) gives the informers handlers
-// of later tasks (addPod, updatePod and deletePod, task 8; deleteRS, task
-// 10), and sync (task 6), on the workers' goroutines, calls helpers of
-// later tasks (activePods, createPods and deletePods, task 7, which call
+// of later tasks (updatePod and deletePod, task 8; deleteRS, task 10),
+// and sync (task 6), on the workers' goroutines, calls helpers of later
+// tasks (activePods, createPods and deletePods, task 7, which call
 // podKey, task 10, and slowStartBatch, task 12; claim, task 9;
 // updateStatus, task 14): a panic there cannot be recovered and would end
 // the whole test binary. So the scaffold's functions that an earlier
 // task calls do nothing instead of panicking (no pod seen, owned,
 // created or deleted, no status written), and their own task's steps
-// must still fail (DESIGN.md rule 10: no working answer).
+// must still fail (DESIGN.md rule 10: no working answer). addPod, which
+// task 6 starts and task 8 finishes, does nothing in the scaffold for the
+// same reason: Run calls it on the pod informer's goroutine.
 //
 // sync.go mixes tasks 6 to 14: the reference's sync reaches step 06 only
 // through activePods, claim, createPods, slowStartBatch and
-// updateStatus, which the README puts in tasks 7 to 14, and its
-// expectations (task 10) wait for the pod handlers of task 8. No partial
-// made of the reference's functions passes a loop step before sync.go
-// is whole; the partials below are learners' states at the README's
-// boundaries where the loop reaches the stubs, and every loop step must
-// fail in them, each reported.
+// updateStatus, which the README puts in tasks 7 to 14. No partial made
+// of the reference's functions passes a loop step before sync.go is
+// whole; the first two partials below are learners' states at the
+// README's boundaries where the loop reaches the stubs, and every loop
+// step must fail in them, each reported. The third is a learner who
+// wrote task 6 as the README says, with a sync of their own: step 06
+// passes, every later step fails.
 
 // pureFiles are the files of tasks 1-5 (pod.go holds helpers of the
 // loop's tasks 6 and 10 too).
@@ -39,19 +44,25 @@ var pureFiles = []string{"pod.go", "claim.go", "expectations.go", "status.go"}
 // loopFiles are the files of tasks 6-15.
 var loopFiles = []string{"controller.go", "sync.go"}
 
+// oneWorker is Run as task 6 writes it: one worker; task 15 starts
+// opts.Workers of them.
+var oneWorker = planted.Edit{File: "controller.go", Old: "for range rc.workers {", New: "for range 1 {"}
+
 // partials are the learner's states: the reference's files of the tasks
 // done copied over the scaffold, but for the functions in Keep (by file)
 // that stay the scaffold's, and the steps that must fail.
 var partials = map[string]planted.Partial{
-	// Tasks 1-6 as the README's table splits the files: New, Run, the
-	// worker, sync and manage; the handlers (tasks 8-10) and sync's
-	// helpers (tasks 7-14) are the scaffold's.
+	// Tasks 1-6 as the README's table splits the files: New, Run with
+	// one worker, resolve and addPod (a pod of a cached ReplicaSet
+	// observed and queued), sync and manage; the other handlers (tasks
+	// 8-10) and sync's helpers (tasks 7-14) are the scaffold's.
 	"tasks-1-6-written": {Files: slices.Concat(pureFiles, loopFiles),
 		Keep: map[string][]string{
 			"pod.go":        {"podKey"},
-			"controller.go": {"resolve", "addPod", "updatePod", "deletePod", "matching", "sameRef", "boolPtrEqual", "deleteRS"},
+			"controller.go": {"updatePod", "deletePod", "matching", "sameRef", "boolPtrEqual", "deleteRS"},
 			"sync.go":       {"activePods", "claim", "pickPods", "canAdopt", "adopt", "release", "createPods", "deletePods", "slowStartBatch", "updateStatus", "sameConditions"},
 		},
+		Edits: []planted.Edit{oneWorker},
 		Fails: loopStepIDs},
 	// Tasks 1-8: the handlers too, which reach matching and sameRef
 	// (task 9) and podKey (task 10); activePods, createPods and
@@ -62,6 +73,7 @@ var partials = map[string]planted.Partial{
 			"controller.go": {"matching", "sameRef", "boolPtrEqual", "deleteRS"},
 			"sync.go":       {"claim", "pickPods", "canAdopt", "adopt", "release", "slowStartBatch", "updateStatus", "sameConditions"},
 		},
+		Edits: []planted.Edit{oneWorker},
 		Fails: loopStepIDs},
 }
 
@@ -71,6 +83,8 @@ var partials = map[string]planted.Partial{
 // the planted bugs run): the steps a partial lists fail, every other
 // step passes, and every step is reported.
 func TestPartialScaffoldFailsOnlyLaterSteps(t *testing.T) {
+	all := maps.Clone(partials)
+	all["tasks-1-6-as-the-readme-says"] = task6AsTheREADMESays(t)
 	planted.CheckPartials(t, planted.Config{
 		Root:        filepath.Join("..", ".."),
 		SolutionDir: "exercises/07-replicaset", // the scaffold is what the overlay changes
@@ -80,5 +94,41 @@ func TestPartialScaffoldFailsOnlyLaterSteps(t *testing.T) {
 		Noun:        "the exercise's scaffold",
 		Slots:       2,
 		Timeout:     10 * time.Minute,
-	}, "solutions/07-replicaset", partials)
+	}, "solutions/07-replicaset", all)
+}
+
+// task6File is the learner's sync, manage and addPod at task 6, kept with
+// the reference because it is a working answer of task 6: a student copy,
+// which has no solutions/, skips the partial.
+const task6File = "solutions/07-replicaset/testdata/task6.go.txt"
+
+// task6AsTheREADMESays is the learner who has written tasks 1 to 6 as the
+// README's section 6 says (the issue 13 finding: step 06 must be
+// reachable then): tasks-1-6-written with sync, manage and addPod of
+// their own (task6File) that call none of the later tasks' helpers.
+// Step 06 passes, and every later step fails: step 15 too, as Run at
+// task 6 runs one worker (before task 6 said to run opts.Workers, and
+// step 15 passed here: it checked nothing task 6 had not done).
+func task6AsTheREADMESays(t *testing.T) planted.Partial {
+	root := filepath.Join("..", "..")
+	read := func(path string) string {
+		b, err := os.ReadFile(filepath.Join(root, path))
+		if err != nil {
+			t.Skipf("no %s: %v", path, err)
+		}
+		return string(b)
+	}
+	mine := "package replicaset\n" + read(task6File)
+	p := partials["tasks-1-6-written"]
+	p.Edits = slices.Clone(p.Edits)
+	p.Fails = slices.DeleteFunc(slices.Clone(loopStepIDs), func(id string) bool { return id == "06-create" })
+	for file, fns := range map[string][]string{"sync.go": {"sync", "manage"}, "controller.go": {"addPod"}} {
+		ref := read("solutions/07-replicaset/" + file)
+		for _, fn := range fns {
+			p.Edits = append(p.Edits, planted.Edit{File: file,
+				Old: planted.FuncSource(t, "solutions/07-replicaset/"+file, ref, fn),
+				New: planted.FuncSource(t, task6File, mine, fn)})
+		}
+	}
+	return p
 }
