@@ -48,14 +48,13 @@ func (k *kubelet) runHandler(ctx context.Context, pod *api.Pod, c api.Container,
 	panic("not implemented: runHandler")
 }
 
-// httpHook sends GET SCHEME://HOST:PORT/PATH with the hook's headers
-// (probe/http/request.go: NewRequestForHTTPGetAction, as a probe's
-// request, User-Agent and Accept included): HOST is podIP unless the
-// hook names one, PORT a number or the name of one of c's ports. Only no
-// answer fails it: any status passes, a 500 too, as upstream's
-// runHTTPHandler looks at no status code.
+// httpHook sends g's request (newHTTPGetRequest, as a probe's, with
+// User-Agent hookUserAgent) through hookClient and reads at most
+// hookBodyLimit of the answer (lifecycle/handlers.go: runHTTPHandler,
+// discardHTTPRespBody). Only no answer fails it: any status passes, a
+// 500 too, as upstream's runHTTPHandler looks at no status code.
 func httpHook(ctx context.Context, g api.HTTPGetAction, c api.Container, podIP string) error {
-	// TODO: GET SCHEME://HOST:PORT/PATH (scheme http unless HTTPS; host podIP unless given; port through resolvePort) with the httpHeaders through hookClient; only an error of the request fails, whatever the status (task 15; rules 4, 8).
+	// TODO: send newHTTPGetRequest's request (task 14, User-Agent hookUserAgent) through hookClient, then read at most hookBodyLimit of the body and close it; only an error (of the request or of sending it) fails, whatever the status (task 15; rules 4, 8).
 	panic("not implemented: httpHook")
 }
 

@@ -3,6 +3,7 @@ package kubelet
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -83,7 +84,7 @@ func probeName(kind kubelets.ProbeKind) string {
 // (prober.go: runProbe; probe/exec, probe/http, probe/tcp). Every
 // outcome but success is a Failure.
 func (k *kubelet) runProbe(ctx context.Context, probe api.Probe, c api.Container, containerID, podIP string) (kubelets.Result, string) {
-	// TODO: exec: ExecSync with timeoutSeconds (1 when 0), exit 0 is Success; httpGet: httpProbe; tcpSocket: dial HOST:PORT (host: the pod's IP unless given) within the timeout, the dial's error the output; anything else Failure (task 14; rule 6).
+	// TODO: exec: ExecSync with timeoutSeconds (1 when 0), exit 0 is Success; httpGet: httpProbe; tcpSocket: dial HOST:PORT (host: the pod's IP unless given, errNoPodIP's text when neither) within the timeout, the dial's error the output; anything else Failure (task 14; rule 6).
 	panic("not implemented: runProbe")
 }
 
@@ -102,18 +103,36 @@ var probeTransport = &http.Transport{
 // userAgent), the kata's being v1.32 (the apiserver's discovery).
 const probeUserAgent = "kube-probe/1.32"
 
-// httpProbe asks SCHEME://HOST:PORT/PATH (probe/http/request.go:
-// NewRequestForHTTPGetAction; probe/http/http.go: DoHTTPProbe): HOST
-// the pod's IP unless given, PATH with its query; the probe's
-// httpHeaders (a Host header is the request's host), User-Agent
-// probeUserAgent and Accept "*/*" unless they set them; timeout bounds
-// the whole request (http.Client's Timeout, as upstream). A redirect is
-// followed only to the same host: another host's 3xx is the answer
-// (RedirectChecker with followNonLocalRedirects false, the kubelet's).
-// A status from 200 to 399 is Success (upstream calls 3xx a Warning,
-// a Success with a ProbeWarning Event, which the kata does not record).
+// errNoPodIP is the failure of a probe or an httpGet hook that names no
+// host while the pod has no IP (no Ready sandbox): upstream's prober
+// would dial the local system, its lifecycle handler fails "failed to
+// find networking container" (lifecycle/handlers.go: runHTTPHandler).
+var errNoPodIP = errors.New("kubelet: the pod has no IP yet")
+
+// newHTTPGetRequest is the GET of an httpGet action, a probe's or a
+// hook's: both build it with probe/http/request.go:
+// NewRequestForHTTPGetAction (called by prober.go: runProbe and
+// lifecycle/handlers.go: runHTTPHandler). SCHEME://HOST:PORT/PATH: HOST
+// podIP unless g names one, PORT through resolvePort, PATH parsed so
+// that its query stays a query (formatURL); each of g's httpHeaders
+// added, then User-Agent userAgent and Accept "*/*" where they set
+// none, an Accept set to "" removed (newProbeRequest); a Host header is
+// the request's host.
+func newHTTPGetRequest(ctx context.Context, g api.HTTPGetAction, c api.Container, podIP, userAgent string) (*http.Request, error) {
+	// TODO: build GET SCHEME://HOST:PORT/PATH (scheme lowercased, http when empty; host podIP unless given, errNoPodIP when neither; port through resolvePort; the path through url.Parse so its query stays one) with each httpHeaders entry added, User-Agent userAgent and Accept "*/*" unless given, and req.Host the Host header (task 14; rule 6).
+	panic("not implemented: newHTTPGetRequest")
+}
+
+// httpProbe asks g's request (newHTTPGetRequest, User-Agent
+// probeUserAgent) and judges the answer (probe/http/http.go:
+// DoHTTPProbe); timeout bounds the whole request (http.Client's
+// Timeout, as upstream). A redirect is followed only to the same host:
+// another host's 3xx is the answer (RedirectChecker with
+// followNonLocalRedirects false, the kubelet's). A status from 200 to
+// 399 is Success (upstream calls 3xx a Warning, a Success with a
+// ProbeWarning Event, which the kata does not record).
 func httpProbe(ctx context.Context, g *api.HTTPGetAction, c api.Container, podIP string, timeout time.Duration) (kubelets.Result, string) {
-	// TODO: GET SCHEME://HOST:PORT/PATH (host: the pod's IP unless given; the path through url.Parse, so its query stays one) with each httpHeaders entry added (Host as req.Host), User-Agent probeUserAgent and Accept "*/*" unless given, on an http.Client with probeTransport, Timeout timeout and CheckRedirect sameHostRedirects; 200 to 399 is Success, else "HTTP probe failed with statuscode: N" (task 14; rules 6, 11).
+	// TODO: send newHTTPGetRequest's request (User-Agent probeUserAgent; its error is the output) on an http.Client with probeTransport, Timeout timeout and CheckRedirect sameHostRedirects; 200 to 399 is Success, else "HTTP probe failed with statuscode: N" (task 14; rules 6, 11).
 	panic("not implemented: httpProbe")
 }
 

@@ -56,11 +56,16 @@ const (
 	hookFailedPostStart = "FailedPostStartHook"
 	hookFailedPreStop   = "FailedPreStopHook"
 	hookPostStartError  = "PostStartHookError"
+	// hookUserAgent is an httpGet hook's User-Agent (kube-lifecycle and
+	// the kubelet's major.minor, the kata's being 1.32).
+	hookUserAgent = "kube-lifecycle/1.32"
 )
 
 // hookRequest is a request a hook server got.
 type hookRequest struct {
 	method, path, header string
+	// userAgent is the request's User-Agent.
+	userAgent string
 	// running are the ids of the containers the fake runtime ran when
 	// it came.
 	running []string
@@ -68,7 +73,7 @@ type hookRequest struct {
 }
 
 func (r hookRequest) String() string {
-	return fmt.Sprintf("%s %s (%s %q) at %s", r.method, r.path, hookHeader, r.header, envSince(r.at))
+	return fmt.Sprintf("%s %s (%s %q, User-Agent %q) at %s", r.method, r.path, hookHeader, r.header, r.userAgent, envSince(r.at))
 }
 
 // hookServer is an HTTP server on 127.0.0.1 the step's hooks ask,
@@ -87,7 +92,7 @@ func newHookServer(e *loopEnv, tls bool, status int, then func(path string)) *ho
 	s := &hookServer{}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
-		s.reqs = append(s.reqs, hookRequest{method: r.Method, path: r.URL.Path, header: r.Header.Get(hookHeader), running: e.rt.Running(), at: e.now()})
+		s.reqs = append(s.reqs, hookRequest{method: r.Method, path: r.URL.Path, header: r.Header.Get(hookHeader), userAgent: r.Header.Get("User-Agent"), running: e.rt.Running(), at: e.now()})
 		s.mu.Unlock()
 		if then != nil {
 			then(r.URL.Path)
@@ -301,6 +306,8 @@ func hookPostStart(e *loopEnv, started *hookServer) {
 			t.Errorf("pod poststart, container http with a postStart httpGet 127.0.0.1:hooks/started: the server's requests %s, want GET /started (%s; lifecycle/handlers.go: runHTTPHandler)", started.all(), rule)
 		case reqs[0].method != http.MethodGet || reqs[0].header != "kata":
 			t.Errorf("pod poststart, container http's postStart httpGet /started with httpHeaders %s: kata: the server got %s, want GET with the hook's headers (%s; probe/http/request.go: NewRequestForHTTPGetAction)", hookHeader, reqs[0], rule)
+		case reqs[0].userAgent != hookUserAgent:
+			t.Errorf("pod poststart, container http's postStart httpGet /started: the server got %s, want User-Agent %q, a hook's and not a probe's (%s; lifecycle/handlers.go: runHTTPHandler asks NewRequestForHTTPGetAction for \"lifecycle\")", reqs[0], hookUserAgent, rule)
 		case !slices.Contains(reqs[0].running, ids[0]):
 			t.Errorf("pod poststart: the postStart GET /started came while the runtime ran %v, not container http (%s), want it sent once StartContainer returned (%s)", reqs[0].running, ids[0], rule)
 		}

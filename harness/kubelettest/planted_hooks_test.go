@@ -5,7 +5,11 @@ import "github.com/kubekata/kubekata/harness/internal/planted"
 // The planted bugs of the lifecycle hooks (step 15's second part,
 // loop_hooks.go): each breaks one rule of the hooks (kubelets.Kubelet's
 // rules 4 and 8) in the reference's source (solutions/13-kubelet:
-// hooks.go, pods.go), and must fail exactly the steps it lists. The
+// hooks.go, pods.go, prober.go), and must fail exactly the steps it
+// lists. An httpGet hook's request is a probe's (newHTTPGetRequest):
+// its path, headers, host and named port are planted_probenet_test.go's
+// http-path-dropped, http-headers-dropped, http-host-ignored and
+// named-port-not-resolved, which fail steps 14 and 15. The
 // preStop hook skipped altogether and its seconds not taken off the
 // grace are planted_loop2_test.go's prestop-skipped and
 // prestop-time-not-deducted.
@@ -66,27 +70,17 @@ var hookBugs = map[string]planted.Bug{
 		"\t_ = resp.Body.Close()\n\treturn nil\n}",
 		"\t_ = resp.Body.Close()\n\tif resp.StatusCode >= 400 {\n\t\treturn fmt.Errorf(\"kubelet: status %d\", resp.StatusCode)\n\t}\n\treturn nil\n}",
 		"15-terminate"),
-	// Rules 4 and 8: an httpGet hook sends none of its httpHeaders.
-	"http-hook-headers-dropped": edit(hooksFile,
-		"\t\treq.Header.Add(h.Name, h.Value)\n\t}\n\tif _, ok := req.Header[\"User-Agent\"]",
-		"\t\t_ = h\n\t}\n\tif _, ok := req.Header[\"User-Agent\"]",
-		"15-terminate"),
-	// Rules 4 and 8: an httpGet hook's port is taken as a number, a
-	// name of the container's ports being port 0.
-	"http-hook-port-name-ignored": edit(hooksFile,
-		"\tport, err := resolvePort(g.Port, c)\n",
-		"\tport, err := int(g.Port.IntVal), error(nil)\n",
-		"15-terminate"),
-	// Rules 4 and 8: an httpGet hook's scheme ignored: HTTPS is sent
-	// as HTTP.
-	"http-hook-scheme-ignored": edit(hooksFile,
+	// Rules 4 and 8: the scheme of an httpGet ignored: an HTTPS hook is
+	// sent as HTTP (newHTTPGetRequest in prober.go; no probe of step 14
+	// is HTTPS).
+	"http-scheme-ignored": edit(loop2Prober,
 		"\tscheme := strings.ToLower(string(g.Scheme))\n",
 		"\tscheme := \"http\"\n",
 		"15-terminate"),
-	// Rules 4 and 8: an httpGet hook asks / whatever its path.
-	"http-hook-path-dropped": edit(hooksFile,
-		"\tu, err := url.Parse(g.Path)\n",
-		"\tu, err := url.Parse(\"/\")\n",
+	// Rule 4: an httpGet hook sends the probes' User-Agent.
+	"http-hook-user-agent-of-probes": edit(hooksFile,
+		"newHTTPGetRequest(ctx, g, c, podIP, hookUserAgent)",
+		"newHTTPGetRequest(ctx, g, c, podIP, probeUserAgent)",
 		"15-terminate"),
 	// Rule 4: a tcpSocket hook passes, though upstream refuses it.
 	"tcpsocket-hook-accepted": edit(hooksFile,

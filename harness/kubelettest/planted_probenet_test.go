@@ -5,7 +5,9 @@ import "github.com/kubekata/kubekata/harness/internal/planted"
 // The planted bugs of the HTTP GET and TCP probes (step 14's second
 // half, loop_probes_net.go): each breaks one rule of rule 6's httpGet
 // and tcpSocket in the reference's prober.go, and must fail exactly the
-// steps it lists.
+// steps it lists. The httpGet hooks (step 15) build their request with
+// the probes' newHTTPGetRequest: a bug there that step 15's hooks see
+// (path, headers, host) lists it too.
 
 func init() { addLoopBugs(probeNetBugs) }
 
@@ -26,21 +28,21 @@ var probeNetBugs = map[string]planted.Bug{
 		`"HTTP probe failed with statuscode: %d"`,
 		`"HTTP probe failed with status %d"`,
 		"14-probes"),
-	// The path dropped: every probe asks /.
+	// The path dropped: every probe and httpGet hook asks /.
 	"http-path-dropped": edit(loop2Prober,
 		"u, err := url.Parse(g.Path)",
 		"u, err := url.Parse(\"/\")",
-		"14-probes"),
+		"14-probes", "15-terminate"),
 	// The path taken as a plain path: its query is escaped into it.
 	"http-query-escaped": edit(loop2Prober,
 		"u, err := url.Parse(g.Path)",
 		"u, err := &url.URL{Path: g.Path}, error(nil)",
 		"14-probes"),
-	// httpHeaders never sent.
+	// httpHeaders never sent, by a probe or an httpGet hook.
 	"http-headers-dropped": edit(loop2Prober,
 		"\tfor _, h := range g.HTTPHeaders {\n\t\treq.Header.Add(h.Name, h.Value)\n\t}",
 		"\tfor range g.HTTPHeaders {\n\t}",
-		"14-probes"),
+		"14-probes", "15-terminate"),
 	// A header given twice sent once (the last value).
 	"http-header-set-not-added": edit(loop2Prober,
 		"req.Header.Add(h.Name, h.Value)",
@@ -53,8 +55,8 @@ var probeNetBugs = map[string]planted.Bug{
 		"14-probes"),
 	// No User-Agent of the kubelet's: Go's own.
 	"http-user-agent-missing": edit(loop2Prober,
-		"req.Header.Set(\"User-Agent\", probeUserAgent)",
-		"_ = probeUserAgent",
+		"req.Header.Set(\"User-Agent\", userAgent)",
+		"_ = userAgent",
 		"14-probes"),
 	// No Accept */*.
 	"http-accept-missing": edit(loop2Prober,
@@ -73,20 +75,22 @@ var probeNetBugs = map[string]planted.Bug{
 		"n, found = int(p.ContainerPort), true",
 		"n, found = int(c.Ports[0].ContainerPort), true",
 		"14-probes"),
-	// The probe's host ignored: always the pod's IP.
+	// The host given ignored: always the pod's IP (step 15's httpGet
+	// hooks name host 127.0.0.1; the fake runtime's pod IPs lead
+	// nowhere).
 	"http-host-ignored": edit(loop2Prober,
 		"\thost := g.Host\n",
 		"\thost := podIP\n",
-		"14-probes"),
+		"14-probes", "15-terminate"),
 	// The pod's IP never used: with no host, the URL has none (and
 	// dials the local system).
 	"http-pod-ip-ignored": edit(loop2Prober,
-		"\thost := g.Host\n\tif host == \"\" {\n\t\thost = podIP\n\t}\n\tif host == \"\" {\n\t\treturn kubelets.Failure, \"the pod has no IP yet\"\n\t}\n",
+		"\thost := g.Host\n\tif host == \"\" {\n\t\thost = podIP\n\t}\n\tif host == \"\" {\n\t\treturn nil, errNoPodIP\n\t}\n",
 		"\thost := g.Host\n",
 		"14-probes"),
 	// The TCP probe's pod IP never used: it dials :PORT.
 	"tcp-pod-ip-ignored": edit(loop2Prober,
-		"\t\thost := probe.TCPSocket.Host\n\t\tif host == \"\" {\n\t\t\thost = podIP\n\t\t}\n\t\tif host == \"\" {\n\t\t\treturn kubelets.Failure, \"the pod has no IP yet\"\n\t\t}\n",
+		"\t\thost := probe.TCPSocket.Host\n\t\tif host == \"\" {\n\t\t\thost = podIP\n\t\t}\n\t\tif host == \"\" {\n\t\t\treturn kubelets.Failure, errNoPodIP.Error()\n\t\t}\n",
 		"\t\thost := probe.TCPSocket.Host\n",
 		"14-probes"),
 	// A TCP probe that never dials: always a Success.

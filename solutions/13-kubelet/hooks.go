@@ -6,11 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -100,47 +97,16 @@ func (k *kubelet) runHandler(ctx context.Context, pod *api.Pod, c api.Container,
 	return fmt.Sprintf("Cannot run handler: %v", err), err
 }
 
-// httpHook sends GET SCHEME://HOST:PORT/PATH with the hook's headers
-// (probe/http/request.go: NewRequestForHTTPGetAction, as a probe's
-// request, User-Agent and Accept included): HOST is podIP
-// unless the hook names one, PORT a number or the name of one of c's
-// ports. Only no answer fails it: any status passes, a 500 too, as
-// upstream's runHTTPHandler looks at no status code.
+// httpHook sends g's request (newHTTPGetRequest, as a probe's, with
+// User-Agent hookUserAgent) through hookClient and reads at most
+// hookBodyLimit of the answer (lifecycle/handlers.go: runHTTPHandler,
+// discardHTTPRespBody). Only no answer fails it: any status passes, a
+// 500 too, as upstream's runHTTPHandler looks at no status code.
 func httpHook(ctx context.Context, g api.HTTPGetAction, c api.Container, podIP string) error {
-	host := g.Host
-	if host == "" {
-		host = podIP
-	}
-	if host == "" {
-		return errors.New("kubelet: failed to find the pod's IP")
-	}
-	port, err := resolvePort(g.Port, c)
+	req, err := newHTTPGetRequest(ctx, g, c, podIP, hookUserAgent)
 	if err != nil {
 		return err
 	}
-	scheme := strings.ToLower(string(g.Scheme))
-	if scheme == "" {
-		scheme = "http"
-	}
-	u, err := url.Parse(g.Path)
-	if err != nil {
-		u = &url.URL{Path: g.Path} // as upstream's formatURL: passed on as it is
-	}
-	u.Scheme, u.Host = scheme, net.JoinHostPort(host, strconv.Itoa(port))
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return err
-	}
-	for _, h := range g.HTTPHeaders {
-		req.Header.Add(h.Name, h.Value)
-	}
-	if _, ok := req.Header["User-Agent"]; !ok {
-		req.Header.Set("User-Agent", hookUserAgent)
-	}
-	if _, ok := req.Header["Accept"]; !ok {
-		req.Header.Set("Accept", "*/*")
-	}
-	req.Host = req.Header.Get("Host") // a Host header names the virtual host
 	resp, err := hookClient.Do(req)
 	if err != nil {
 		return err

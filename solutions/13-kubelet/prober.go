@@ -175,7 +175,7 @@ func (k *kubelet) runProbe(ctx context.Context, probe api.Probe, c api.Container
 			host = podIP
 		}
 		if host == "" {
-			return kubelets.Failure, "the pod has no IP yet"
+			return kubelets.Failure, errNoPodIP.Error()
 		}
 		port, err := resolvePort(probe.TCPSocket.Port, c)
 		if err != nil {
@@ -207,47 +207,51 @@ var probeTransport = &http.Transport{
 // userAgent), the kata's being v1.32 (the apiserver's discovery).
 const probeUserAgent = "kube-probe/1.32"
 
-// httpProbe asks SCHEME://HOST:PORT/PATH (probe/http/request.go:
-// NewRequestForHTTPGetAction; probe/http/http.go: DoHTTPProbe): HOST
-// the pod's IP unless given, PATH with its query; the probe's
-// httpHeaders (a Host header is the request's host), User-Agent
-// probeUserAgent and Accept "*/*" unless they set them; timeout bounds
-// the whole request (http.Client's Timeout, as upstream). A redirect is
-// followed only to the same host: another host's 3xx is the answer
-// (RedirectChecker with followNonLocalRedirects false, the kubelet's).
-// A status from 200 to 399 is Success (upstream calls 3xx a Warning,
-// a Success with a ProbeWarning Event, which the kata does not record).
-func httpProbe(ctx context.Context, g *api.HTTPGetAction, c api.Container, podIP string, timeout time.Duration) (kubelets.Result, string) {
+// errNoPodIP is the failure of a probe or an httpGet hook that names no
+// host while the pod has no IP (no Ready sandbox): upstream's prober
+// would dial the local system, its lifecycle handler fails "failed to
+// find networking container" (lifecycle/handlers.go: runHTTPHandler).
+var errNoPodIP = errors.New("kubelet: the pod has no IP yet")
+
+// newHTTPGetRequest is the GET of an httpGet action, a probe's or a
+// hook's: both build it with probe/http/request.go:
+// NewRequestForHTTPGetAction (called by prober.go: runProbe and
+// lifecycle/handlers.go: runHTTPHandler). SCHEME://HOST:PORT/PATH: HOST
+// podIP unless g names one, PORT through resolvePort, PATH parsed so
+// that its query stays a query (formatURL); each of g's httpHeaders
+// added, then User-Agent userAgent and Accept "*/*" where they set
+// none, an Accept set to "" removed (newProbeRequest); a Host header is
+// the request's host.
+func newHTTPGetRequest(ctx context.Context, g api.HTTPGetAction, c api.Container, podIP, userAgent string) (*http.Request, error) {
 	host := g.Host
 	if host == "" {
 		host = podIP
 	}
 	if host == "" {
-		return kubelets.Failure, "the pod has no IP yet"
+		return nil, errNoPodIP
 	}
 	port, err := resolvePort(g.Port, c)
 	if err != nil {
-		return kubelets.Failure, err.Error()
+		return nil, err
 	}
 	scheme := strings.ToLower(string(g.Scheme))
 	if scheme == "" {
 		scheme = "http"
 	}
-	// formatURL: the path parsed, so that its query stays a query.
 	u, err := url.Parse(g.Path)
 	if err != nil {
-		u = &url.URL{Path: g.Path}
+		u = &url.URL{Path: g.Path} // formatURL: a path that does not parse goes as it is
 	}
 	u.Scheme, u.Host = scheme, net.JoinHostPort(host, strconv.Itoa(port))
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return kubelets.Failure, err.Error()
+		return nil, err
 	}
 	for _, h := range g.HTTPHeaders {
 		req.Header.Add(h.Name, h.Value)
 	}
 	if _, ok := req.Header["User-Agent"]; !ok {
-		req.Header.Set("User-Agent", probeUserAgent)
+		req.Header.Set("User-Agent", userAgent)
 	}
 	if _, ok := req.Header["Accept"]; !ok {
 		req.Header.Set("Accept", "*/*")
@@ -255,6 +259,22 @@ func httpProbe(ctx context.Context, g *api.HTTPGetAction, c api.Container, podIP
 		req.Header.Del("Accept") // set empty: none
 	}
 	req.Host = req.Header.Get("Host") // net/http sends req.Host, never Header["Host"]
+	return req, nil
+}
+
+// httpProbe asks g's request (newHTTPGetRequest, User-Agent
+// probeUserAgent) and judges the answer (probe/http/http.go:
+// DoHTTPProbe); timeout bounds the whole request (http.Client's
+// Timeout, as upstream). A redirect is followed only to the same host:
+// another host's 3xx is the answer (RedirectChecker with
+// followNonLocalRedirects false, the kubelet's). A status from 200 to
+// 399 is Success (upstream calls 3xx a Warning, a Success with a
+// ProbeWarning Event, which the kata does not record).
+func httpProbe(ctx context.Context, g *api.HTTPGetAction, c api.Container, podIP string, timeout time.Duration) (kubelets.Result, string) {
+	req, err := newHTTPGetRequest(ctx, *g, c, podIP, probeUserAgent)
+	if err != nil {
+		return kubelets.Failure, err.Error()
+	}
 	client := &http.Client{Transport: probeTransport, Timeout: timeout, CheckRedirect: sameHostRedirects}
 	resp, err := client.Do(req)
 	if err != nil {
