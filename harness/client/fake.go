@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -20,8 +21,10 @@ import (
 // Fake is an Interface over an in-memory storage.Store, for unit tests of
 // the components that use a client (scheduler, controllers, kubelet). It
 // keeps the semantics those components rely on: resourceVersion is the
-// store's mod_revision, stale updates conflict, creates of an existing
-// name fail, status and spec are updated separately, finalizers hold a
+// store's mod_revision, stale updates conflict, an update that changes
+// nothing writes nothing (no new resourceVersion, no watch event; it is
+// still recorded in Actions), creates of an existing name fail, status
+// and spec are updated separately, finalizers hold a
 // delete, selectors and paging filter lists, watches start from a
 // resourceVersion. It skips what belongs to the apiserver exercise:
 // validation, admission, Table and discovery.
@@ -393,6 +396,14 @@ func (f *Fake) update(ctx context.Context, obj api.Object, sub string) (api.Obje
 		data, err := fakeEncode(next)
 		if err != nil {
 			return nil, err
+		}
+		if bytes.Equal(data, kv.Value) {
+			// Nothing changed: no write, no new resourceVersion, no
+			// event for the watchers, as the apiserver does
+			// (GuaranteedUpdate in k8s.io/apiserver's
+			// storage/etcd3/store.go).
+			nm.ResourceVersion = om.ResourceVersion
+			return next, nil
 		}
 		nkv, err := storage.CompareAndSwap(ctx, f.store, k, data, kv.ModRevision)
 		if errors.Is(err, storage.ErrConflict) && m.ResourceVersion == "" {

@@ -57,7 +57,7 @@ var probeNetBugs = map[string]planted.Bug{
 	"http-user-agent-missing": edit(loop2Prober,
 		"req.Header.Set(\"User-Agent\", userAgent)",
 		"_ = userAgent",
-		"14-probes"),
+		"14-probes", "15-terminate"),
 	// No Accept */*.
 	"http-accept-missing": edit(loop2Prober,
 		"req.Header.Set(\"Accept\", \"*/*\")",

@@ -163,6 +163,50 @@ func Run(t *testing.T, newClient func(t *testing.T) client.Interface) {
 		next(api.WatchDeleted, "web")
 	})
 
+	// An update that changes nothing writes nothing: the same
+	// resourceVersion back and no event for the watchers (GuaranteedUpdate
+	// in k8s.io/apiserver's storage/etcd3/store.go compares the bytes). A
+	// controller that writes its status at every sync must not wake
+	// itself, nor every other watcher, with each write.
+	t.Run("update-nothing-changed", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c := client.For[*api.Pod](newClient(t))
+		created, err := c.Create(ctx, pod("web", map[string]string{"app": "web"}, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := c.Watch(ctx, "default", client.ListOptions{ResourceVersion: created.ResourceVersion})
+		if err != nil {
+			t.Fatalf("Watch(rv %s) = %v", created.ResourceVersion, err)
+		}
+		defer w.Stop()
+		same, err := c.Update(ctx, api.DeepCopy(created))
+		if err != nil || same.ResourceVersion != created.ResourceVersion {
+			t.Fatalf("Update(web unchanged) = rv %v, %v; want rv %s again", rvOf(same), err, created.ResourceVersion)
+		}
+		same, err = c.UpdateStatus(ctx, api.DeepCopy(created))
+		if err != nil || same.ResourceVersion != created.ResourceVersion {
+			t.Fatalf("UpdateStatus(web unchanged) = rv %v, %v; want rv %s again", rvOf(same), err, created.ResourceVersion)
+		}
+		changed := api.DeepCopy(created)
+		changed.Status.Phase = api.PodRunning
+		after, err := c.UpdateStatus(ctx, changed)
+		if err != nil || after.ResourceVersion == created.ResourceVersion {
+			t.Fatalf("UpdateStatus(web Running) = rv %v, %v; want a new rv", rvOf(after), err)
+		}
+		// The first event is the change: the two writes before it made none.
+		select {
+		case ev := <-w.ResultChan():
+			p, _ := ev.Object.(*api.Pod)
+			if ev.Type != api.WatchModified || p == nil || p.ResourceVersion != after.ResourceVersion {
+				t.Fatalf("first watch event after two unchanged updates and one change = %s %v, want MODIFIED web rv %s (an unchanged update makes no event)", ev.Type, ev.Object, after.ResourceVersion)
+			}
+		case <-ctx.Done():
+			t.Fatalf("no watch event, want MODIFIED web rv %s", after.ResourceVersion)
+		}
+	})
+
 	t.Run("bind-delete", func(t *testing.T) {
 		ctx := context.Background()
 		cl := newClient(t)
@@ -279,4 +323,12 @@ func Run(t *testing.T, newClient func(t *testing.T) client.Interface) {
 			t.Fatalf("Get(namespace prod) after Finalize(prod, []) = %v, %v; want it kept with no spec.finalizers", got, err)
 		}
 	})
+}
+
+// rvOf is p's resourceVersion, or "none" for nil.
+func rvOf(p *api.Pod) string {
+	if p == nil {
+		return "none"
+	}
+	return p.ResourceVersion
 }
