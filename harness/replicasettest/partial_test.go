@@ -85,6 +85,7 @@ var partials = map[string]planted.Partial{
 func TestPartialScaffoldFailsOnlyLaterSteps(t *testing.T) {
 	all := maps.Clone(partials)
 	all["tasks-1-6-as-the-readme-says"] = task6AsTheREADMESays(t)
+	all["tasks-1-7-as-the-readme-says"] = task7AsTheREADMESays(t)
 	planted.CheckPartials(t, planted.Config{
 		Root:        filepath.Join("..", ".."),
 		SolutionDir: "exercises/07-replicaset", // the scaffold is what the overlay changes
@@ -97,10 +98,15 @@ func TestPartialScaffoldFailsOnlyLaterSteps(t *testing.T) {
 	}, "solutions/07-replicaset", all)
 }
 
-// task6File is the learner's sync, manage and addPod at task 6, kept with
-// the reference because it is a working answer of task 6: a student copy,
-// which has no solutions/, skips the partial.
-const task6File = "solutions/07-replicaset/testdata/task6.go.txt"
+// The learners' own files, kept with the reference because each is a
+// working answer of its tasks: a student copy, which has no solutions/,
+// skips these partials.
+const (
+	// task6File is the learner's sync, manage and addPod at task 6.
+	task6File = "solutions/07-replicaset/testdata/task6.go.txt"
+	// task7File is the same at task 7: manage deletes too.
+	task7File = "solutions/07-replicaset/testdata/task7.go.txt"
+)
 
 // task6AsTheREADMESays is the learner who has written tasks 1 to 6 as the
 // README's section 6 says (the issue 13 finding: step 06 must be
@@ -110,6 +116,21 @@ const task6File = "solutions/07-replicaset/testdata/task6.go.txt"
 // task 6 runs one worker (before task 6 said to run opts.Workers, and
 // step 15 passed here: it checked nothing task 6 had not done).
 func task6AsTheREADMESays(t *testing.T) planted.Partial {
+	return learnerPartial(t, task6File, "06-create")
+}
+
+// task7AsTheREADMESays is the learner one task on (task7File): step 07
+// passes too, and step 08 still fails, as no pod update or delete
+// handler tells the ReplicaSet that a pod went (a fake that stored
+// writes which change nothing woke every sync again and hid that).
+func task7AsTheREADMESays(t *testing.T) planted.Partial {
+	return learnerPartial(t, task7File, "06-create", "07-carry-out-plan")
+}
+
+// learnerPartial is tasks-1-6-written with the reference's sync, manage
+// and addPod replaced by the learner's own in file: the steps pass pass,
+// every other loop step fails.
+func learnerPartial(t *testing.T, file string, pass ...string) planted.Partial {
 	root := filepath.Join("..", "..")
 	read := func(path string) string {
 		b, err := os.ReadFile(filepath.Join(root, path))
@@ -118,16 +139,16 @@ func task6AsTheREADMESays(t *testing.T) planted.Partial {
 		}
 		return string(b)
 	}
-	mine := "package replicaset\n" + read(task6File)
+	mine := "package replicaset\n" + read(file)
 	p := partials["tasks-1-6-written"]
 	p.Edits = slices.Clone(p.Edits)
-	p.Fails = slices.DeleteFunc(slices.Clone(loopStepIDs), func(id string) bool { return id == "06-create" })
-	for file, fns := range map[string][]string{"sync.go": {"sync", "manage"}, "controller.go": {"addPod"}} {
-		ref := read("solutions/07-replicaset/" + file)
+	p.Fails = slices.DeleteFunc(slices.Clone(loopStepIDs), func(id string) bool { return slices.Contains(pass, id) })
+	for f, fns := range map[string][]string{"sync.go": {"sync", "manage"}, "controller.go": {"addPod"}} {
+		ref := read("solutions/07-replicaset/" + f)
 		for _, fn := range fns {
-			p.Edits = append(p.Edits, planted.Edit{File: file,
-				Old: planted.FuncSource(t, "solutions/07-replicaset/"+file, ref, fn),
-				New: planted.FuncSource(t, task6File, mine, fn)})
+			p.Edits = append(p.Edits, planted.Edit{File: f,
+				Old: planted.FuncSource(t, "solutions/07-replicaset/"+f, ref, fn),
+				New: planted.FuncSource(t, file, mine, fn)})
 		}
 	}
 	return p
