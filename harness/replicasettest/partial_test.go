@@ -104,7 +104,7 @@ func TestPartialScaffoldFailsOnlyLaterSteps(t *testing.T) {
 const (
 	// task6File is the learner's sync, manage and addPod at task 6.
 	task6File = "solutions/07-replicaset/testdata/task6.go.txt"
-	// task7File is the same at task 7: manage deletes too.
+	// task7File is the learner's manage at task 7: it deletes too.
 	task7File = "solutions/07-replicaset/testdata/task7.go.txt"
 )
 
@@ -116,21 +116,22 @@ const (
 // task 6 runs one worker (before task 6 said to run opts.Workers, and
 // step 15 passed here: it checked nothing task 6 had not done).
 func task6AsTheREADMESays(t *testing.T) planted.Partial {
-	return learnerPartial(t, task6File, "06-create")
+	return learnerPartial(t, map[string]string{"sync": task6File, "manage": task6File, "addPod": task6File}, "06-create")
 }
 
-// task7AsTheREADMESays is the learner one task on (task7File): step 07
-// passes too, and step 08 still fails, as no pod update or delete
-// handler tells the ReplicaSet that a pod went (a fake that stored
-// writes which change nothing woke every sync again and hid that).
+// task7AsTheREADMESays is the learner one task on (task7File's manage,
+// task6File's sync and addPod): step 07 passes too, and step 08 still
+// fails, as no pod update or delete handler tells the ReplicaSet that a
+// pod went (a fake that stored writes which change nothing woke every
+// sync again and hid that).
 func task7AsTheREADMESays(t *testing.T) planted.Partial {
-	return learnerPartial(t, task7File, "06-create", "07-carry-out-plan")
+	return learnerPartial(t, map[string]string{"sync": task6File, "manage": task7File, "addPod": task6File}, "06-create", "07-carry-out-plan")
 }
 
 // learnerPartial is tasks-1-6-written with the reference's sync, manage
-// and addPod replaced by the learner's own in file: the steps pass pass,
-// every other loop step fails.
-func learnerPartial(t *testing.T, file string, pass ...string) planted.Partial {
+// and addPod replaced by the learner's own, each from the file from
+// names: the steps in pass pass, every other loop step fails.
+func learnerPartial(t *testing.T, from map[string]string, pass ...string) planted.Partial {
 	root := filepath.Join("..", "..")
 	read := func(path string) string {
 		b, err := os.ReadFile(filepath.Join(root, path))
@@ -139,16 +140,16 @@ func learnerPartial(t *testing.T, file string, pass ...string) planted.Partial {
 		}
 		return string(b)
 	}
-	mine := "package replicaset\n" + read(file)
 	p := partials["tasks-1-6-written"]
 	p.Edits = slices.Clone(p.Edits)
 	p.Fails = slices.DeleteFunc(slices.Clone(loopStepIDs), func(id string) bool { return slices.Contains(pass, id) })
 	for f, fns := range map[string][]string{"sync.go": {"sync", "manage"}, "controller.go": {"addPod"}} {
 		ref := read("solutions/07-replicaset/" + f)
 		for _, fn := range fns {
+			mine := "package replicaset\n" + read(from[fn])
 			p.Edits = append(p.Edits, planted.Edit{File: f,
 				Old: planted.FuncSource(t, "solutions/07-replicaset/"+f, ref, fn),
-				New: planted.FuncSource(t, file, mine, fn)})
+				New: planted.FuncSource(t, from[fn], mine, fn)})
 		}
 	}
 	return p
