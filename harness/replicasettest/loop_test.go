@@ -236,8 +236,11 @@ var plantedBugs = map[string]planted.Bug{
 	// Pod deletions ignored: a deleted pod is not replaced.
 	"pod-deletes-ignored": {
 		Edits: []planted.Edit{{File: "controller.go", Old: "OnDelete: func(obj api.Object) { rc.deletePod(obj.(*api.Pod)) },", New: "OnDelete: func(obj api.Object) {},"}},
-		Fails: []string{"07-carry-out-plan", "08-self-heal", "10-expectations-in-flight", "11-burst"},
-		Racy:  []string{"13-events"},
+		// Step 08 deletes a pod once web has 3: a sync still on its way
+		// then (the one web's own status write queued) may see the pod
+		// gone and replace it, handler or not.
+		Fails: []string{"10-expectations-in-flight", "11-burst"},
+		Racy:  []string{"08-self-heal", "13-events"},
 	},
 }
 
