@@ -46,6 +46,7 @@ var ownPackages = map[string]string{
 	"misbehaves":      misbehavesSource,
 	"storemisbehaves": storeMisbehavesSource,
 	"schedmisbehaves": schedMisbehavesSource,
+	"svcmutates":      svcMutatesSource,
 }
 
 // ownExercise is the exercise of each of ownPackages.
@@ -54,6 +55,7 @@ var ownExercise = map[string]string{
 	"misbehaves":      "01-reconcile",
 	"storemisbehaves": "03-store",
 	"schedmisbehaves": "06-scheduler",
+	"svcmutates":      "14-services",
 }
 
 // programName is the program built for the learner's package kind
@@ -533,4 +535,52 @@ func TestSchedulerMisbehaviourCostsOnlyItsSteps(t *testing.T) {
 		"15-bind":                    "did not return within 5s after ctx ended|did not finish within 10s",
 		"16-unschedulable-and-retry": "not implemented: binding",
 	})
+}
+
+// svcMutatesSource is exercise 14's reference with Slices and Rules that
+// write to their input after answering: the change crosses back, and the
+// suite's check sees it as in one process.
+const svcMutatesSource = `package svcmutates
+
+import (
+	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/servicenet"
+	services "github.com/kubekata/kubekata/solutions/14-services"
+)
+
+var (
+	NewIPRange   = services.NewIPRange
+	NewPortRange = services.NewPortRange
+)
+
+func Slices(svc api.Service, pods []api.Pod, existing []api.EndpointSlice) servicenet.Changes {
+	out := services.Slices(svc, pods, existing)
+	for i := range pods {
+		pods[i].Status.PodIP = "192.0.2.1"
+	}
+	if svc.Spec.Selector != nil {
+		svc.Spec.Selector["touched"] = "yes"
+	}
+	return out
+}
+
+func Rules(svcs []api.Service, slices []api.EndpointSlice) string {
+	out := services.Rules(svcs, slices)
+	for i := range svcs {
+		svcs[i].Spec.ClusterIP = "192.0.2.2"
+	}
+	return out
+}
+`
+
+func TestServicesInputChangesCrossBack(t *testing.T) {
+	skipShort(t)
+	failing := map[string]string{}
+	for _, step := range []string{"06-endpoints", "07-endpoint-conditions", "08-named-ports", "09-slice-size", "10-fewest-changes"} {
+		failing[step] = " slices) changed its input"
+	}
+	for _, step := range []string{"11-chain-names", "12-cluster-ip-rules", "13-probability", "14-ready-endpoints", "15-no-endpoints", "16-session-affinity"} {
+		failing[step] = ") changed its input"
+	}
+	gradeCostsOnly(t, "svcmutates", "14-services", failing)
 }

@@ -1,0 +1,17 @@
+package services
+
+import (
+	"testing"
+
+	"github.com/kubekata/kubekata/harness/servicestest"
+)
+
+// testImpl hands this package's functions to the conformance suite.
+var testImpl = servicestest.Impl{
+	NewIPRange:   NewIPRange,
+	NewPortRange: NewPortRange,
+	Slices:       Slices,
+	Rules:        Rules,
+}
+
+func TestServices(t *testing.T) { servicestest.Run(t, testImpl) }

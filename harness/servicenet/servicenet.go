@@ -1,0 +1,72 @@
+// Package servicenet holds the contracts of exercise 14 (Services): what
+// turns a Service, which is no process at all, into an address that
+// answers. Upstream splits it over three programs, and so does the
+// exercise:
+//
+//  1. The apiserver's service registry gives each Service a virtual IP
+//     from the service CIDR and each NodePort a port from 30000-32767:
+//     an Allocator per range (upstream's
+//     pkg/registry/core/service/ipallocator and portallocator, over the
+//     bitmap of pkg/registry/core/service/allocator).
+//  2. The EndpointSlice controller lists, for each Service, the pods its
+//     selector matches, as EndpointSlices of at most 100 endpoints: a
+//     SlicesFunc (upstream's pkg/controller/endpointslice reconciler).
+//  3. kube-proxy on every node turns Services and EndpointSlices into
+//     rules that send a connection for a Service's address to one of its
+//     ready endpoints: a RulesFunc, whose text is iptables-save's
+//     (upstream's pkg/proxy/iptables/proxier.go).
+//
+// Each is plain data in and out (an Allocator's values are strings), so
+// that each crosses a process boundary as a call (DESIGN.md rule 9).
+package servicenet
+
+import "github.com/kubekata/kubekata/harness/api"
+
+// Allocator hands out the values of one range: the IPs of a service
+// CIDR ("10.96.0.10") or the ports of a NodePort range ("30080"). It is
+// safe for concurrent use.
+type Allocator interface {
+	// Allocate takes v, which the caller asked for (a Service's
+	// spec.clusterIP, a port's nodePort). It fails when v is taken or
+	// out of the range, with upstream's messages.
+	Allocate(v string) error
+	// AllocateNext takes a free value of the allocator's choosing, or
+	// fails with "range is full".
+	AllocateNext() (string, error)
+	// Release frees v. Releasing a free value, or one out of the range,
+	// is no error.
+	Release(v string) error
+	// Has reports whether v is taken.
+	Has(v string) bool
+	// Free is how many values are left to take.
+	Free() int
+}
+
+// NewIPRangeFunc makes the Allocator of a service CIDR such as
+// "10.96.0.0/12".
+type NewIPRangeFunc func(cidr string) (Allocator, error)
+
+// NewPortRangeFunc makes the Allocator of a port range such as
+// "30000-32767".
+type NewPortRangeFunc func(portRange string) (Allocator, error)
+
+// Changes are the writes that bring a Service's EndpointSlices to what
+// its pods say.
+type Changes struct {
+	// Create are new slices: no name, generateName "<service>-".
+	Create []api.EndpointSlice
+	// Update are existing slices (their name and resourceVersion kept)
+	// with new contents.
+	Update []api.EndpointSlice
+	// Delete are existing slices to delete.
+	Delete []api.EndpointSlice
+}
+
+// SlicesFunc computes the Changes for svc, given the pods of its
+// namespace and the slices it has (those labelled with its name).
+type SlicesFunc func(svc api.Service, pods []api.Pod, existing []api.EndpointSlice) Changes
+
+// RulesFunc renders the rules kube-proxy writes for services and their
+// slices, a full sync as iptables-save prints it: the filter table, then
+// the nat table.
+type RulesFunc func(services []api.Service, slices []api.EndpointSlice) string
