@@ -85,7 +85,16 @@ func Rules(services []api.Service, slices []api.EndpointSlice) string {
 		}
 	}
 
+	// One allocation for the whole text: a full sync of a large cluster
+	// is hundreds of thousands of lines.
+	size := 2048
+	for _, rs := range [][]string{filterRules, natChains, natRules} {
+		for _, r := range rs {
+			size += len(r) + len(" - [0:0]\n") + 1
+		}
+	}
 	var b strings.Builder
+	b.Grow(size)
 	line := func(s string) { b.WriteString(s); b.WriteByte('\n') }
 	chain := func(c string) { line(":" + c + " - [0:0]") }
 	// The filter table: the top-level chains a full sync declares, in
@@ -189,10 +198,12 @@ type endpoint struct {
 	ip                          string
 	port                        int32
 	ready, serving, terminating bool
+	// ipPort is "ip:port", made once: the sort compares it often.
+	ipPort string
 }
 
 // String is "ip:port", the endpoint's name in comments and DNAT.
-func (e endpoint) String() string { return e.ip + ":" + strconv.Itoa(int(e.port)) }
+func (e endpoint) String() string { return e.ipPort }
 
 // endpointsOf gathers the endpoints of sp from slices[i] for each i in
 // mine, sp's Service's slices, as pkg/proxy/endpointslicecache.go does:
@@ -230,6 +241,7 @@ func endpointsOf(sp servicePort, slices []api.EndpointSlice, mine []int) []endpo
 					serving:     c.Serving == nil || *c.Serving,
 					terminating: c.Terminating != nil && *c.Terminating,
 				}
+				ep.ipPort = ep.ip + ":" + strconv.Itoa(int(ep.port))
 				// The same address in two slices (a pod moving between
 				// them): keep the one that is not terminating.
 				if _, seen := byName[ep.String()]; !seen || !ep.terminating {
