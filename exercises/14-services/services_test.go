@@ -12,6 +12,7 @@ var testImpl = servicestest.Impl{
 	NewPortRange: NewPortRange,
 	Slices:       Slices,
 	Rules:        Rules,
+	New:          New,
 }
 
 func TestServices(t *testing.T) { servicestest.Run(t, testImpl) }

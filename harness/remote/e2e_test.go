@@ -551,6 +551,7 @@ import (
 var (
 	NewIPRange   = services.NewIPRange
 	NewPortRange = services.NewPortRange
+	New          = services.New
 )
 
 func Slices(svc api.Service, pods []api.Pod, existing []api.EndpointSlice) servicenet.Changes {

@@ -182,6 +182,7 @@ var bindings = map[string]binding{
 		NewPortRange: impl.NewPortRange,
 		Slices:       impl.Slices,
 		Rules:        impl.Rules,
+		New:          impl.New,
 	})`,
 		run: "servicestest.Run(t, remote.Services(p))",
 	},

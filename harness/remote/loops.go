@@ -77,17 +77,18 @@ func (t *loopTable) made(c runner, ck *backClock) *frame {
 
 // loopArgs are the arguments of a loop's methods: the handle they name.
 type loopArgs interface {
-	deploymentArgs | gcArgs | controllerArgs | jobArgs | nodeLifecycleArgs | namespaceArgs | kubeletHandle
+	deploymentArgs | gcArgs | controllerArgs | jobArgs | nodeLifecycleArgs | namespaceArgs | kubeletHandle | sliceControllerArgs
 	handleID() int64
 }
 
-func (a deploymentArgs) handleID() int64    { return a.ID }
-func (a gcArgs) handleID() int64            { return a.ID }
-func (a controllerArgs) handleID() int64    { return a.ID }
-func (a jobArgs) handleID() int64           { return a.ID }
-func (a nodeLifecycleArgs) handleID() int64 { return a.ID }
-func (a namespaceArgs) handleID() int64     { return a.ID }
-func (a kubeletHandle) handleID() int64     { return a.ID }
+func (a deploymentArgs) handleID() int64      { return a.ID }
+func (a gcArgs) handleID() int64              { return a.ID }
+func (a controllerArgs) handleID() int64      { return a.ID }
+func (a jobArgs) handleID() int64             { return a.ID }
+func (a nodeLifecycleArgs) handleID() int64   { return a.ID }
+func (a namespaceArgs) handleID() int64       { return a.ID }
+func (a kubeletHandle) handleID() int64       { return a.ID }
+func (a sliceControllerArgs) handleID() int64 { return a.ID }
 
 // addLoopMethods adds to methods the loop's methods that are the same for
 // every exercise: prefix.Run, prefix.Goroutines and prefix.Free, their

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/servicenet"
 	"github.com/kubekata/kubekata/harness/servicestest"
 )
@@ -22,6 +23,9 @@ import (
 //     the program, each method a pure call there; the handle is freed
 //     once the grader's Allocator is garbage. An error crosses as its
 //     text, which is what the suite compares.
+//   - New makes the EndpointSlice controller over the grader's client
+//     (client.go), a handle whose Run is a call that stays open while
+//     the grader's ctx lives, as the other controllers'.
 
 type (
 	slicesArgs struct {
@@ -55,14 +59,22 @@ type (
 		Free  int        `json:"free,omitempty"`
 		Err   *wireError `json:"err,omitempty"`
 	}
+	sliceControllerArgs struct {
+		ID      int64     `json:"id,omitempty"`
+		Client  clientRef `json:"client,omitzero"`
+		Workers int       `json:"workers,omitempty"`
+	}
 )
 
 // servicesProgram is what one run of the learner's program keeps of
-// exercise 14: its allocators, by handle.
+// exercise 14: its allocators and controllers, by handle.
 type servicesProgram struct {
-	mu         sync.Mutex
-	next       int64
-	allocators map[int64]servicenet.Allocator
+	backs backClients
+
+	mu          sync.Mutex
+	next        int64
+	allocators  map[int64]servicenet.Allocator
+	controllers loopTable
 }
 
 func (sp *servicesProgram) add(a servicenet.Allocator) int64 {
@@ -86,6 +98,7 @@ func (sp *servicesProgram) allocatorOf(id int64) (servicenet.Allocator, error) {
 // ServicesService serves exercise 14's contract, impl.
 func ServicesService(impl servicestest.Impl) Service {
 	sp := &servicesProgram{allocators: map[int64]servicenet.Allocator{}}
+	sp.controllers = newLoopTable("EndpointSlice controller", &sp.mu, &sp.next)
 	newRange := func(mk func(string) (servicenet.Allocator, error)) method {
 		return func(c *serverCall) *frame {
 			var r string
@@ -113,7 +126,7 @@ func ServicesService(impl servicestest.Impl) Service {
 			return resultFrame(fn(a, args.Value), nil)
 		}
 	}
-	return Service{exercise: "14-services", methods: map[string]method{
+	methods := map[string]method{
 		"services.NewIPRange": newRange(func(r string) (servicenet.Allocator, error) {
 			return impl.NewIPRange(r)
 		}),
@@ -164,7 +177,16 @@ func ServicesService(impl servicestest.Impl) Service {
 			res.Changed = changedArgs(c, &a)
 			return resultFrame(res, nil)
 		},
-	}}
+		"endpointslice.New": func(c *serverCall) *frame {
+			var a sliceControllerArgs
+			if f := c.decode(&a); f != nil {
+				return f
+			}
+			return sp.controllers.made(impl.New(sp.backs.reachBack(a.Client), servicenet.Options{Workers: a.Workers}), nil)
+		},
+	}
+	addLoopMethods[sliceControllerArgs](methods, &sp.controllers, "endpointslice")
+	return Service{exercise: "14-services", methods: methods}
 }
 
 // The grader's side.
@@ -195,6 +217,17 @@ func Services(p *Program) servicestest.Impl {
 				copy(existing, a.Existing)
 			}
 			return out.Changes
+		},
+		New: func(c client.Interface, opts servicenet.Options) servicenet.Controller {
+			ctrl := newRemoteLoop(p, "endpointslice", c, nil,
+				func(cref clientRef, _ []backRef) any {
+					return sliceControllerArgs{Client: cref, Workers: opts.Workers}
+				},
+				func(id int64) any { return sliceControllerArgs{ID: id} })
+			if ctrl == nil {
+				return nil
+			}
+			return ctrl
 		},
 		Rules: func(services []api.Service, slices []api.EndpointSlice) string {
 			var out rulesResult

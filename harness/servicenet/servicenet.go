@@ -10,17 +10,25 @@
 //     bitmap of pkg/registry/core/service/allocator).
 //  2. The EndpointSlice controller lists, for each Service, the pods its
 //     selector matches, as EndpointSlices of at most 100 endpoints: a
-//     SlicesFunc (upstream's pkg/controller/endpointslice reconciler).
+//     SlicesFunc (upstream's pkg/controller/endpointslice reconciler),
+//     and a Controller that keeps them in step as Services, pods and
+//     slices change (pkg/controller/endpointslice/endpointslice_controller.go).
 //  3. kube-proxy on every node turns Services and EndpointSlices into
 //     rules that send a connection for a Service's address to one of its
 //     ready endpoints: a RulesFunc, whose text is iptables-save's
 //     (upstream's pkg/proxy/iptables/proxier.go).
 //
-// Each is plain data in and out (an Allocator's values are strings), so
-// that each crosses a process boundary as a call (DESIGN.md rule 9).
+// Each is plain data in and out (an Allocator's values are strings), or
+// a loop that talks to the apiserver through a client.Interface, so that
+// each crosses a process boundary (DESIGN.md rule 9).
 package servicenet
 
-import "github.com/kubekata/kubekata/harness/api"
+import (
+	"context"
+
+	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/client"
+)
 
 // Allocator hands out the values of one range: the IPs of a service
 // CIDR ("10.96.0.10") or the ports of a NodePort range ("30080"). It is
@@ -70,3 +78,27 @@ type SlicesFunc func(svc api.Service, pods []api.Pod, existing []api.EndpointSli
 // slices, a full sync as iptables-save prints it: the filter table, then
 // the nat table.
 type RulesFunc func(services []api.Service, slices []api.EndpointSlice) string
+
+// DefaultWorkers is how many Services the EndpointSlice controller syncs
+// at once unless told otherwise (kube-controller-manager's
+// --concurrent-service-endpoint-syncs).
+const DefaultWorkers = 5
+
+// Options configure the EndpointSlice controller.
+type Options struct {
+	// Workers is how many Services are synced at once; DefaultWorkers
+	// when 0 or less.
+	Workers int
+}
+
+// Controller is a running controller.
+type Controller interface {
+	// Run keeps every Service's EndpointSlices in step with its pods
+	// until ctx ends, then returns once every goroutine it started has
+	// ended. It returns an error only when it cannot start.
+	Run(ctx context.Context) error
+}
+
+// NewControllerFunc makes the EndpointSlice controller over the
+// apiserver c.
+type NewControllerFunc func(c client.Interface, opts Options) Controller

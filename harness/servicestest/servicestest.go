@@ -18,12 +18,15 @@
 //     staging/src/k8s.io/endpointslice/reconciler.go).
 //  3. Steps 11-16 (rules.go): kube-proxy's iptables rules from Services
 //     and EndpointSlices (pkg/proxy/iptables/proxier.go).
+//  4. Steps 17-19 (controller.go): the EndpointSlice controller's loop
+//     on a fake apiserver (pkg/controller/endpointslice/endpointslice_controller.go).
 package servicestest
 
 import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/kubekata/kubekata/harness/api"
 
@@ -41,7 +44,13 @@ type Impl struct {
 	Slices servicenet.SlicesFunc
 	// Rules renders kube-proxy's rules.
 	Rules servicenet.RulesFunc
+	// New makes the EndpointSlice controller.
+	New servicenet.NewControllerFunc
 }
+
+// LoopTimeout bounds each of the loop's steps (17-19): each waits for
+// the controller several times.
+const LoopTimeout = 45 * time.Second
 
 // Run runs the graded steps of exercise 14-services against impl.
 func Run(t *testing.T, impl Impl) {
@@ -54,6 +63,11 @@ func Run(t *testing.T, impl Impl) {
 func Steps(impl Impl) []suite.Step {
 	step := func(id string, run func(t *suite.T, impl Impl)) suite.Step {
 		return suite.Step{ID: id, Run: func(t *suite.T) { run(t, watched(t, impl)) }}
+	}
+	loop := func(id string, run func(t *suite.T, impl Impl)) suite.Step {
+		s := step(id, run)
+		s.Timeout = LoopTimeout
+		return s
 	}
 	return []suite.Step{
 		step("01-allocate-next", allocateNext),
@@ -72,6 +86,9 @@ func Steps(impl Impl) []suite.Step {
 		step("14-ready-endpoints", readyEndpoints),
 		step("15-no-endpoints", noEndpoints),
 		step("16-session-affinity", sessionAffinity),
+		loop("17-controller-sync", controllerSync),
+		loop("18-slice-changes", sliceChanges),
+		loop("19-retry", retryWrites),
 	}
 }
 

@@ -25,6 +25,7 @@ func solution() Impl {
 		NewPortRange: sol.NewPortRange,
 		Slices:       sol.Slices,
 		Rules:        sol.Rules,
+		New:          sol.New,
 	}
 }
 
@@ -32,6 +33,7 @@ var allSteps = []string{
 	"01-allocate-next", "02-allocate-requested", "03-static-band", "04-release", "05-node-ports",
 	"06-endpoints", "07-endpoint-conditions", "08-named-ports", "09-slice-size", "10-fewest-changes",
 	"11-chain-names", "12-cluster-ip-rules", "13-probability", "14-ready-endpoints", "15-no-endpoints", "16-session-affinity",
+	"17-controller-sync", "18-slice-changes", "19-retry",
 }
 
 // bug is a planted bug: an implementation and the steps it must fail.
