@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/kubekata/kubekata/harness/servicenet"
 	sol "github.com/kubekata/kubekata/solutions/14-services"
@@ -308,12 +309,25 @@ type racy struct {
 	busy    atomic.Bool
 	last    atomic.Value
 	visited atomic.Bool
+	// inside counts the calls under way; concurrent is set once two were
+	// at once, twice once a value was handed out twice, and waited is
+	// how long the windows were held open, in all.
+	inside     atomic.Int32
+	concurrent atomic.Bool
+	twice      atomic.Bool
+	waited     atomic.Int64
 }
 
 func (r *racy) AllocateNext() (string, error) {
+	if r.inside.Add(1) > 1 {
+		r.concurrent.Store(true)
+	}
+	defer r.inside.Add(-1)
+	runtime.Gosched() // let the other callers in
 	if r.busy.Load() {
 		if v, ok := r.last.Load().(string); ok {
 			r.visited.Store(true)
+			r.twice.Store(true)
 			return v, nil
 		}
 	}
@@ -323,15 +337,17 @@ func (r *racy) AllocateNext() (string, error) {
 	if err == nil {
 		r.last.Store(v)
 	}
-	// The window between looking and taking: yield until another call
-	// has come in, or for a while.
+	// The window between looking and taking: once calls come at once,
+	// held open until another call has come in, so that the step sees a
+	// value handed out twice however the goroutines are scheduled (CI
+	// once ran them so that none did); once that happened, or after 3s
+	// in all, calls go through. Calls one after another never wait.
 	r.visited.Store(false)
-	for range 100 {
-		if r.visited.Load() {
-			break
-		}
+	start := time.Now()
+	for r.concurrent.Load() && !r.twice.Load() && !r.visited.Load() && r.waited.Load()+int64(time.Since(start)) < int64(3*time.Second) {
 		runtime.Gosched()
 	}
+	r.waited.Add(int64(time.Since(start)))
 	return v, err
 }
 
