@@ -47,6 +47,9 @@ type mutant struct {
 	steps []string
 	// fails are the steps it must fail, and no others.
 	fails []string
+	// tries is how many times a mutant whose bug shows only when its
+	// goroutines race may be run before it counts as missed (0 is 1).
+	tries int
 }
 
 var mutants = map[string]mutant{referenceName: {}}
@@ -160,6 +163,12 @@ func TestSuiteCatchesBugs(t *testing.T) {
 			}
 			all, passed, out := runChild(name, steps)
 			failed := without(all, refFailed)
+			for try := 1; try < m.tries && len(failed) < len(want) && passed+len(all) == len(steps); try++ {
+				// A step missed, nothing else wrong: the race that shows
+				// the bug did not happen this time.
+				all, passed, out = runChild(name, steps)
+				failed = without(all, refFailed)
+			}
 			if strings.Join(failed, " ") != strings.Join(want, " ") || passed+len(all) != len(steps) {
 				t.Errorf("the suite against a scheduler with bug %q: failed steps %v (%d passed of %d run), want exactly %v failed and the other steps passed; output:\n%s",
 					name, failed, passed, len(steps), want, out)

@@ -151,10 +151,11 @@ func noGoroutinesLeft(t *testing.T) {
 	})
 }
 
-// waitFor polls cond until it holds or 10 seconds pass.
+// waitFor polls cond until it holds or 30 seconds pass (CI runs this
+// under -race beside the other suites: once, 10s were not enough).
 func waitFor(t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	tick := time.NewTicker(poll)
 	defer tick.Stop()
 	for {
@@ -163,7 +164,7 @@ func waitFor(t *testing.T, what string, cond func() (bool, string)) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("waited 10s for %s; last seen: %s", what, saw)
+			t.Fatalf("waited 30s for %s; last seen: %s", what, saw)
 		}
 		<-tick.C
 	}
