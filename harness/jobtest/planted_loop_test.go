@@ -16,7 +16,13 @@ func init() {
 			Edits: []planted.Edit{{File: file,
 				Old: "\tif j := jc.resolve(cur.Namespace, curRef); j != nil {\n\t\tjc.queue.Add(jobKey(j.Namespace, j.Name))\n\t}\n}",
 				New: "\t_ = curRef\n}"}},
-			Fails: []string{"11-run", "13-requeue", "14-ttl-cleanup", "15-workers"},
+			Fails: []string{"11-run", "13-requeue", "15-workers"},
+			// Step 14 marks each Job's one pod Succeeded as soon as it
+			// shows up; a sync the Job's own status write (active 1)
+			// queues can still come after the informer has seen the
+			// pod finish, and then the Job completes without the pod
+			// handler (CI, 2026-12-06).
+			Racy: []string{"14-ttl-cleanup"},
 		},
 		// Rule 1: a Job updated wakes no Job worker: the sync its own
 		// status write should bring never comes.
