@@ -6,8 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
+	"reflect"
+	"strconv"
 	"strings"
+
+	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/client"
 )
 
 // SystemNamespaces are the namespaces a cluster has from its first
@@ -56,6 +63,79 @@ func Bootstrap(ctx context.Context, hc *http.Client, url string) error {
 			text = st.Message
 		}
 		return fmt.Errorf("cluster: bootstrap: POST /api/v1/namespaces %q: %s, want 201 Created or 409 AlreadyExists: %s", ns, resp.Status, text)
+	}
+	return nil
+}
+
+// KubernetesServiceName is the Service in default that points at the
+// apiserver, as upstream's kubernetesservice controller keeps it
+// (pkg/controlplane/controller/kubernetesservice/controller.go,
+// CreateOrUpdateMasterServiceIfNeeded): port 443 named https to the
+// apiserver's port, the first address of the service range, no selector;
+// its EndpointSlice of the same name lists the apiserver's address, as
+// upstream's endpoint reconciler writes it (pkg/controlplane/reconcilers).
+const KubernetesServiceName = "kubernetes"
+
+// BootstrapKubernetesService creates or mends the Service kubernetes and
+// its EndpointSlice through c (the registry gives the Service the first
+// address of cidr, which it asks for), pointing at the apiserver at
+// hostport. A restart on another port updates both.
+func BootstrapKubernetesService(ctx context.Context, c client.Interface, cidr, hostport string) error {
+	host, portText, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return fmt.Errorf("cluster: bootstrap: the apiserver's address %q: %w", hostport, err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		return fmt.Errorf("cluster: bootstrap: the apiserver's port %q: %w", portText, err)
+	}
+	prefix, err := netip.ParsePrefix(cidr)
+	if err != nil {
+		return fmt.Errorf("cluster: bootstrap: the service range %q: %w", cidr, err)
+	}
+	first := prefix.Masked().Addr().Next().String()
+	labels := map[string]string{"provider": "kubernetes", "component": "apiserver"}
+	ports := []api.ServicePort{{Name: "https", Protocol: api.ProtocolTCP, Port: 443, TargetPort: api.FromInt(port)}}
+	svcs := client.For[*api.Service](c)
+	svc, err := svcs.Get(ctx, "default", KubernetesServiceName)
+	switch {
+	case client.IsNotFound(err):
+		_, err = svcs.Create(ctx, &api.Service{
+			TypeMeta:   api.TypeMeta{APIVersion: "v1", Kind: "Service"},
+			ObjectMeta: api.ObjectMeta{Name: KubernetesServiceName, Namespace: "default", Labels: labels},
+			Spec: api.ServiceSpec{Type: api.ServiceTypeClusterIP, ClusterIP: first, Ports: ports,
+				SessionAffinity: "None"},
+		})
+	case err == nil && !reflect.DeepEqual(svc.Spec.Ports, ports):
+		next := api.DeepCopy(svc)
+		next.Spec.Ports = ports
+		_, err = svcs.Update(ctx, next)
+	}
+	if err != nil {
+		return fmt.Errorf("cluster: bootstrap: Service default/%s: %w", KubernetesServiceName, err)
+	}
+	name, proto, p32 := "https", api.ProtocolTCP, int32(port)
+	ready := true
+	want := api.EndpointSlice{
+		TypeMeta: api.TypeMeta{APIVersion: "discovery.k8s.io/v1", Kind: "EndpointSlice"},
+		ObjectMeta: api.ObjectMeta{Name: KubernetesServiceName, Namespace: "default",
+			Labels: map[string]string{api.LabelServiceName: KubernetesServiceName}},
+		AddressType: api.AddressTypeIPv4,
+		Endpoints:   []api.Endpoint{{Addresses: []string{host}, Conditions: api.EndpointConditions{Ready: &ready}}},
+		Ports:       []api.EndpointPort{{Name: &name, Protocol: &proto, Port: &p32}},
+	}
+	slices := client.For[*api.EndpointSlice](c)
+	es, err := slices.Get(ctx, "default", KubernetesServiceName)
+	switch {
+	case client.IsNotFound(err):
+		_, err = slices.Create(ctx, &want)
+	case err == nil && (!reflect.DeepEqual(es.Endpoints, want.Endpoints) || !reflect.DeepEqual(es.Ports, want.Ports)):
+		next := api.DeepCopy(es)
+		next.Endpoints, next.Ports = want.Endpoints, want.Ports
+		_, err = slices.Update(ctx, next)
+	}
+	if err != nil {
+		return fmt.Errorf("cluster: bootstrap: EndpointSlice default/%s: %w", KubernetesServiceName, err)
 	}
 	return nil
 }

@@ -23,6 +23,11 @@ const MaxNodes = 254
 // down to 127.100.
 const podNetFirst, podNetLast = 244, 100
 
+// serviceNetFirst and serviceNetLast bound the service networks,
+// 127.X.0.0/16, below the pod networks: 127.96.0.0/16 is the first
+// (servicenet.DefaultServiceCIDR).
+const serviceNetFirst, serviceNetLast = 96, 51
+
 // Node is what the cluster gives the kubelet it runs as node-N.
 type Node struct {
 	// Name is node-N.

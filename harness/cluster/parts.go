@@ -7,6 +7,7 @@ import (
 	"github.com/kubekata/kubekata/harness/client"
 	"github.com/kubekata/kubekata/harness/nodelifecycle"
 	"github.com/kubekata/kubekata/harness/pipeline"
+	"github.com/kubekata/kubekata/harness/servicenet"
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
@@ -76,15 +77,27 @@ type Parts struct {
 	// system:node:node-N). An error stops the cluster. Absent, or
 	// --nodes 0: pods are bound but never start.
 	Kubelet func(c client.Interface, n Node) (Component, error)
-	// Proxy turns Services into forwarding rules (issue 15). Absent:
-	// Services do not forward.
+	// ServiceIPs and NodePorts make the allocators of the apiserver's
+	// service registry (exercise 14's NewIPRange and NewPortRange): the
+	// cluster gives each Service a ClusterIP from ServiceCIDR and each
+	// NodePort a port from NodePortRange (harness/servicealloc), and
+	// creates the Service kubernetes in default. Both or neither.
+	// Absent: a Service is stored as it is sent, with no ClusterIP.
+	ServiceIPs func(cidr string) (servicenet.Allocator, error)
+	NodePorts  func(portRange string) (servicenet.Allocator, error)
+	// Proxy is kube-proxy (harness/proxy.Loop over exercise 14's
+	// Rules): it forwards connections to Service addresses by the rules
+	// it renders; when it has a Rules() string method, the admin
+	// endpoint serves them (kata proxy rules). Absent: nothing answers
+	// on a Service's address.
 	Proxy func(client.Interface) Component
 
 	// StoreFrom, APIServerFrom, PipelineFrom, SchedulerFrom,
 	// ControllersFrom and KubeletFrom say where the parts come from
 	// ("exercises/03-store"), for messages; ControllersFrom names the
 	// first controller's exercise (NewController names each one's).
-	StoreFrom, APIServerFrom, PipelineFrom, SchedulerFrom, ControllersFrom, KubeletFrom string
+	// ServicesFrom names where ServiceIPs and NodePorts come from.
+	StoreFrom, APIServerFrom, PipelineFrom, SchedulerFrom, ControllersFrom, KubeletFrom, ServicesFrom string
 	// NotDone is what to do when a part panics "not implemented", said
 	// after "DIR is not done yet: ".
 	NotDone string

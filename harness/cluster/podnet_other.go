@@ -7,3 +7,11 @@ package cluster
 func claimPodNetwork() (x int, release func(), err error) {
 	return podNetFirst, func() {}, nil
 }
+
+// claimServiceNetwork gives the network preferred, or the first.
+func claimServiceNetwork(prefer int) (x int, release func(), err error) {
+	if prefer <= serviceNetFirst && prefer >= serviceNetLast {
+		return prefer, func() {}, nil
+	}
+	return serviceNetFirst, func() {}, nil
+}

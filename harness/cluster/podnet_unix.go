@@ -24,28 +24,54 @@ func claimPodNetwork() (x int, release func(), err error) {
 // lock file this user may not open (another user's cluster made it) is
 // a network taken.
 func claimPodNetworkIn(dir string) (x int, release func(), err error) {
+	return claimNetworkIn(dir, "pod networks", podNetFirst, podNetLast, 0)
+}
+
+// claimServiceNetwork takes a service network of this machine as
+// claimPodNetwork takes a pod network, 127.X.0.0/16 for X from
+// serviceNetFirst down to serviceNetLast, trying prefer first (the one
+// the cluster's data was made with) when it is one of them: two
+// clusters' kube-proxies on one loopback must not listen on the same
+// Service address.
+func claimServiceNetwork(prefer int) (x int, release func(), err error) {
+	return claimNetworkIn(filepath.Join(os.TempDir(), "kata-servicenet"), "service networks", serviceNetFirst, serviceNetLast, prefer)
+}
+
+// claimNetworkIn takes the first free 127.X.0.0/16 of first down to
+// last (prefer first, if in range), locking dir/127.X.lock; what names
+// the networks in errors.
+func claimNetworkIn(dir, what string, first, last, prefer int) (x int, release func(), err error) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return 0, nil, fmt.Errorf("cluster: pod networks: %w", err)
+		return 0, nil, fmt.Errorf("cluster: %s: %w", what, err)
 	}
-	var last error
-	for x := podNetFirst; x >= podNetLast; x-- {
+	order := make([]int, 0, first-last+2)
+	if prefer <= first && prefer >= last {
+		order = append(order, prefer)
+	}
+	for x := first; x >= last; x-- {
+		if x != prefer {
+			order = append(order, x)
+		}
+	}
+	var lastErr error
+	for _, x := range order {
 		f, err := os.OpenFile(filepath.Join(dir, fmt.Sprintf("127.%d.lock", x)), os.O_CREATE|os.O_RDWR, 0o666)
 		if err != nil {
-			last = err
+			lastErr = err
 			continue
 		}
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 			f.Close()
 			if !errors.Is(err, syscall.EWOULDBLOCK) {
-				last = err
+				lastErr = err
 			}
 			continue // another cluster's
 		}
 		return x, func() { f.Close() }, nil
 	}
-	msg := fmt.Sprintf("cluster: pod networks: every one of 127.%d.0.0/16 to 127.%d.0.0/16 is in use by another cluster on this machine", podNetLast, podNetFirst)
-	if last != nil {
-		return 0, nil, fmt.Errorf("%s (or its lock file in %s cannot be used: %w)", msg, dir, last)
+	msg := fmt.Sprintf("cluster: %s: every one of 127.%d.0.0/16 to 127.%d.0.0/16 is in use by another cluster on this machine", what, last, first)
+	if lastErr != nil {
+		return 0, nil, fmt.Errorf("%s (or its lock file in %s cannot be used: %w)", msg, dir, lastErr)
 	}
 	return 0, nil, errors.New(msg)
 }

@@ -23,3 +23,27 @@ func TestClaimPodNetwork(t *testing.T) {
 	}
 	release3()
 }
+
+// A service network: the one preferred when free, else the first free;
+// one held by another cluster is skipped.
+func TestClaimServiceNetwork(t *testing.T) {
+	dir := t.TempDir()
+	x1, release1, err := claimNetworkIn(dir, "service networks", serviceNetFirst, serviceNetLast, 0)
+	if err != nil || x1 != serviceNetFirst {
+		t.Fatalf("claimNetworkIn (first, no preference) = %d, %v; want %d", x1, err, serviceNetFirst)
+	}
+	defer release1()
+	x2, release2, err := claimNetworkIn(dir, "service networks", serviceNetFirst, serviceNetLast, serviceNetFirst)
+	if err != nil || x2 != serviceNetFirst-1 {
+		t.Fatalf("claimNetworkIn (preferring the held one) = %d, %v; want %d", x2, err, serviceNetFirst-1)
+	}
+	defer release2()
+	x3, release3, err := claimNetworkIn(dir, "service networks", serviceNetFirst, serviceNetLast, 70)
+	if err != nil || x3 != 70 {
+		t.Fatalf("claimNetworkIn (preferring 70) = %d, %v; want 70", x3, err)
+	}
+	release3()
+	if _, _, err := claimNetworkIn(dir, "service networks", 96, 95, 0); err == nil || err.Error() != "cluster: service networks: every one of 127.95.0.0/16 to 127.96.0.0/16 is in use by another cluster on this machine" {
+		t.Errorf("claimNetworkIn with 96 and 95 held = %v, want every one in use", err)
+	}
+}

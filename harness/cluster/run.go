@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -22,6 +24,8 @@ import (
 	"github.com/kubekata/kubekata/harness/cluster/internal/policy"
 	"github.com/kubekata/kubekata/harness/httpguard"
 	"github.com/kubekata/kubekata/harness/pipeline"
+	"github.com/kubekata/kubekata/harness/servicealloc"
+	"github.com/kubekata/kubekata/harness/servicenet"
 	"github.com/kubekata/kubekata/harness/storage"
 )
 
@@ -53,6 +57,11 @@ type Options struct {
 	// pipeline enforces (pipeline.Config.Policies); they need
 	// Parts.Pipeline.
 	AdmissionPolicies []string
+	// ServiceCIDR and NodePortRange are the ranges of Parts.ServiceIPs
+	// and Parts.NodePorts (kube-apiserver's --service-cluster-ip-range
+	// and --service-node-port-range); servicenet.DefaultServiceCIDR and
+	// servicenet.DefaultNodePortRange when empty.
+	ServiceCIDR, NodePortRange string
 	// ReadyTimeout bounds the wait for /readyz; DefaultReadyTimeout
 	// when 0.
 	ReadyTimeout time.Duration
@@ -202,6 +211,21 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 	if h == nil {
 		return fmt.Errorf("cluster: %s: New returned a nil handler", from(p.APIServerFrom, "the apiserver"))
 	}
+	// The service registry, inside the pipeline as upstream's is inside
+	// the apiserver: a request the pipeline refuses allocates nothing.
+	serviceCIDR := o.ServiceCIDR
+	if p.ServiceIPs != nil && p.NodePorts != nil {
+		if serviceCIDR == "" {
+			var release func()
+			if serviceCIDR, release, err = claimServiceCIDR(o.DataDir, stderr); err != nil {
+				return err
+			}
+			defer release() // after kube-proxy has stopped (defers run in reverse)
+		}
+		if h, err = wrapServiceRegistry(p, h, serviceCIDR, cmp.Or(o.NodePortRange, servicenet.DefaultNodePortRange), stderr); err != nil {
+			return err
+		}
+	}
 	// A pod's log, behind the pipeline: read from the runtime of its
 	// node, as upstream's apiserver asks the node's kubelet.
 	var logs *podLogs
@@ -314,6 +338,14 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 			return nil
 		}
 		return err
+	}
+	if p.ServiceIPs != nil && p.NodePorts != nil {
+		if err := BootstrapKubernetesService(ctx, client.New(url, hc), serviceCIDR, hostport); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
 	}
 	if g != nil {
 		if err := BootstrapPolicy(ctx, client.New(url, hc)); err != nil {
@@ -451,12 +483,22 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 			kubelets[n.Name] = comps[len(comps)-1]
 		}
 	}
+	// rules is what kata proxy rules prints: the rules kube-proxy last
+	// applied, when it can say them.
+	rules := func() (string, bool) { return "", false }
 	if p.Proxy != nil {
 		c, err := clientOf("kube-proxy")
 		if err != nil {
 			return err
 		}
-		start("kube-proxy", p.Proxy(c))
+		px := p.Proxy(c)
+		if isNil(px) {
+			return errors.New("cluster: kube-proxy: Proxy returned a nil component")
+		}
+		if r, ok := px.(interface{ Rules() string }); ok {
+			rules = func() (string, bool) { return r.Rules(), true }
+		}
+		start("kube-proxy", px)
 	}
 
 	// 5. The admin endpoint, then the kubeconfig: a kubeconfig on disk
@@ -471,7 +513,7 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 		fmt.Fprintf(stderr, "cluster: the kubelet on %s is stopped (the admin endpoint asked), and its containers with it\n", name)
 		return nil
 	}
-	stopAdmin, err := serveAdmin(o.DataDir, store, stopNode, stderr)
+	stopAdmin, err := serveAdmin(o.DataDir, store, stopNode, rules, stderr)
 	if err != nil {
 		return err
 	}
@@ -519,7 +561,10 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 
 // isNil says whether c is nil or a nil pointer (or map, func...) in an
 // interface, whose Run would panic.
-func isNil(c Component) bool {
+func isNil(c Component) bool { return isNilValue(c) }
+
+// isNilValue is isNil for any interface value.
+func isNilValue(c any) bool {
 	if c == nil {
 		return true
 	}
@@ -619,7 +664,7 @@ func waitAllowed(ctx context.Context, hc *http.Client, url string, timeout time.
 
 // serveAdmin starts the admin endpoint on loopback and publishes it in
 // DIR/admin.json; the returned func stops it and removes the file.
-func serveAdmin(dir string, store storage.Store, stopNode func(string) error, log io.Writer) (func(), error) {
+func serveAdmin(dir string, store storage.Store, stopNode func(string) error, rules func() (string, bool), log io.Writer) (func(), error) {
 	token, err := admin.NewToken()
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
@@ -629,7 +674,7 @@ func serveAdmin(dir string, store storage.Store, stopNode func(string) error, lo
 		return nil, fmt.Errorf("cluster: the admin endpoint: %w", err)
 	}
 	base, cancel := context.WithCancel(context.Background())
-	srv := &http.Server{Handler: admin.Handler(token, store.Snapshot, stopNode), ReadHeaderTimeout: ReadHeaderTimeout,
+	srv := &http.Server{Handler: admin.Handler(token, store.Snapshot, stopNode, rules), ReadHeaderTimeout: ReadHeaderTimeout,
 		BaseContext: func(net.Listener) context.Context { return base }}
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -663,4 +708,75 @@ func Kubeconfig(url string) string {
 	return "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: " + url +
 		"\n  name: kubekata\ncontexts:\n- context:\n    cluster: kubekata\n    namespace: default\n    user: kubekata\n  name: kubekata\n" +
 		"current-context: kubekata\nusers:\n- name: kubekata\n  user: {}\n"
+}
+
+// wrapServiceRegistry puts the apiserver h behind the service registry,
+// with exercise 14's allocators for cidr and ports; what the registry
+// repaired at start goes to stderr, as upstream's repair controller's
+// Events would.
+func wrapServiceRegistry(p Parts, h http.Handler, cidr, ports string, stderr io.Writer) (http.Handler, error) {
+	ips, err := call(p.ServicesFrom, "NewIPRange", func() (servicenet.Allocator, error) { return p.ServiceIPs(cidr) })
+	if err == nil && isNilValue(ips) {
+		err = errors.New("NewIPRange returned a nil Allocator")
+	}
+	if err != nil {
+		var nd *NotDoneError
+		if errors.As(err, &nd) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("cluster: %s: NewIPRange(%q): %w", from(p.ServicesFrom, "the service registry"), cidr, err)
+	}
+	nodePorts, err := call(p.ServicesFrom, "NewPortRange", func() (servicenet.Allocator, error) { return p.NodePorts(ports) })
+	if err == nil && isNilValue(nodePorts) {
+		err = errors.New("NewPortRange returned a nil Allocator")
+	}
+	if err != nil {
+		var nd *NotDoneError
+		if errors.As(err, &nd) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("cluster: %s: NewPortRange(%q): %w", from(p.ServicesFrom, "the service registry"), ports, err)
+	}
+	r, repairs, err := servicealloc.Wrap(h, ips, nodePorts)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	for _, msg := range repairs {
+		fmt.Fprintf(stderr, "cluster: service registry: %s; the Service keeps it, but another may get it too (was the range changed?)\n", msg)
+	}
+	return r, nil
+}
+
+// serviceNetworkFile records, in the data directory, the service network
+// the cluster's Services took their addresses from, so that a restart
+// asks for the same one.
+const serviceNetworkFile = "service-network"
+
+// claimServiceCIDR takes a service network for the cluster in dir: the
+// one its data was made with when no other cluster on the machine holds
+// it, else the first free one (two kube-proxies on one loopback must not
+// listen on the same address), and records it.
+func claimServiceCIDR(dir string, stderr io.Writer) (string, func(), error) {
+	prefer := 0
+	if b, err := os.ReadFile(filepath.Join(dir, serviceNetworkFile)); err == nil {
+		if p, err := netip.ParsePrefix(strings.TrimSpace(string(b))); err == nil && p.Addr().Is4() {
+			prefer = int(p.Addr().As4()[1])
+		}
+	}
+	x, release, err := claimServiceNetwork(prefer)
+	if err != nil {
+		return "", nil, err
+	}
+	cidr := fmt.Sprintf("127.%d.0.0/16", x)
+	switch {
+	case prefer != 0 && x != prefer:
+		fmt.Fprintf(stderr, "cluster: service network 127.%d.0.0/16, which this cluster's Services have their addresses from, is another cluster's on this machine; new Services get addresses of %s, and those stored keep theirs, which kube-proxy does not forward\n", prefer, cidr)
+	case prefer == 0 && x != serviceNetFirst:
+		fmt.Fprintf(stderr, "cluster: service network 127.%d.0.0/16 is another cluster's on this machine; this one's Services get addresses of %s\n", serviceNetFirst, cidr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, serviceNetworkFile), []byte(cidr+"\n"), 0o644); err != nil {
+		release()
+		return "", nil, fmt.Errorf("cluster: recording the service network: %w", err)
+	}
+	return cidr, release, nil
 }

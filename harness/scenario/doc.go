@@ -63,7 +63,10 @@
 //  9. Nodes and pods: cluster-start --nodes N runs N kubelets (those of
 //     exercise 13), whose containers are processes; http-get URL sends one GET
 //     (to a pod's IP) and prints the body of a 200, and `! http-get`
-//     expects a refusal; image-push NAME:TAG PROGRAM [ARGS...] adds an
+//     expects a refusal; http-spread N URL sends N GETs (to a Service's
+//     address), each on a new connection, and prints how many answers
+//     each body got and the fewest, so that a scenario sees kube-proxy
+//     spread them over the pods; image-push NAME:TAG PROGRAM [ARGS...] adds an
 //     image to the registry in the data directory that the nodes pull
 //     from, as `kata image push` does; kubelet-stop NODE stops a node's
 //     kubelet and its containers, as a node that fails (through the

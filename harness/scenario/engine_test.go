@@ -197,7 +197,7 @@ func TestNeedsLinesOnMemoryStore(t *testing.T) {
 	for _, s := range list {
 		want := "pass"
 		if slices.ContainsFunc(s.Needs, func(id string) bool {
-			return id == "03-store" || id == "05-admission" || id == "06-scheduler" || id == "07-replicaset" || id == "10-job" || id == "11-nodelifecycle" || id == "12-namespace" || id == "13-kubelet"
+			return id == "03-store" || id == "05-admission" || id == "06-scheduler" || id == "07-replicaset" || id == "10-job" || id == "11-nodelifecycle" || id == "12-namespace" || id == "13-kubelet" || id == "14-services"
 		}) {
 			want = "fail"
 		}
@@ -265,7 +265,10 @@ func TestCommandErrors(t *testing.T) {
 		"usage_get":           {"cluster-start\nget\n", "usage: get [-l SELECTOR] [--field-selector SELECTOR] [--env VAR] RESOURCE[/NS[/NAME]] [TEMPLATE]"},
 		"usage_get-env-neg":   {"cluster-start\n! get --env X pods/default/web\n", "usage: get [-l SELECTOR] [--field-selector SELECTOR] [--env VAR] RESOURCE[/NS[/NAME]] [TEMPLATE]"},
 		"get_field-one":       {"cluster-start\nget --field-selector metadata.name=web pods/default/web\n", "a label or field selector needs a collection"},
-		"usage_http-get":      {"http-get\n", "usage: http-get URL"},
+		"usage_http-get":      {"http-get\n", "usage: http-get URL | ! http-get [--timeout D] URL"},
+		"usage_http-get-wait": {"http-get --timeout 1s http://127.0.0.1:1/\n", "usage: http-get URL | ! http-get [--timeout D] URL"},
+		"usage_http-spread":   {"http-spread 0 http://127.0.0.1:1/\n", "usage: http-spread N URL (N from 1 to 10000)"},
+		"http-spread_refused": {"http-spread 3 http://127.0.0.1:1/\n", "http-spread: request 1 of 3: Get \"http://127.0.0.1:1/\": dial tcp 127.0.0.1:1: connect: connection refused"},
 		"http-get_refused":    {"http-get http://127.0.0.1:1/\n", "http-get http://127.0.0.1:1/: Get \"http://127.0.0.1:1/\": dial tcp 127.0.0.1:1: connect: connection refused"},
 		"usage_image-push":    {"image-push kata/x:1.0\n", "usage: image-push NAME:TAG PROGRAM [ARGS...]"},
 		"image-push_bad":      {"image-push kata/x:1.0 nope\n", "image-push: "},

@@ -198,6 +198,7 @@ func wiredExercises(w program.Wiring) map[string]bool {
 		"11-nodelifecycle":    w.NodeLifecycle != "",
 		"12-namespace":        w.Namespace != "",
 		"13-kubelet":          w.Kubelet != "",
+		"14-services":         w.Services != "",
 	}
 }
 
@@ -586,4 +587,44 @@ func TestKubeletScenariosCatchPlantedBugs(t *testing.T) {
 		w.ReplicaSet, w.Reconcile = "", ""
 	}
 	catchPlantedBugs(t, "13-kubelet", plantedKubeletBugs, w, map[string]string{"mutantkubelet": "kubelet.go"})
+}
+
+// The planted bugs of testdata/mutantservices, and the scenarios of
+// exercise 14 each must fail.
+var plantedServicesBugs = []plantedBug{
+	// The wrapper without a bug: every scenario passes.
+	{"", nil},
+	// A taken address is handed out again: a second Service gets web's.
+	{"taken-handed-out", []string{"service_endpoints"}},
+	// A deleted Service's address stays taken.
+	{"release-ignored", []string{"service_endpoints"}},
+	// Every endpoint says not ready.
+	{"never-ready", []string{"service_endpoints"}},
+	// Every connection goes to the first endpoint.
+	{"first-endpoint-only", []string{"service_endpoints"}},
+}
+
+// Each scenario of exercise 14 fails, at one of its checks, against the
+// reference allocators and EndpointSlice controller with a bug planted
+// in what the scenario shows, and passes against them without one.
+func TestServicesScenariosCatchPlantedBugs(t *testing.T) {
+	needSolutions(t, "no reference Services to plant bugs in, or no Deployment, scheduler or kubelet for its scenario",
+		"01-reconcile", "06-scheduler", "07-replicaset", "08-garbagecollector", "09-deployment", "13-kubelet", "14-services")
+	// As kata up --reference wires it, with exercise 14 planted.
+	m := program.DefaultModule
+	w := program.Wiring{
+		Store:      m + "/solutions/03-store",
+		APIServer:  m + "/solutions/04-apiserver",
+		Scheduler:  m + "/solutions/06-scheduler",
+		ReplicaSet: m + "/solutions/07-replicaset",
+		Reconcile:  m + "/solutions/01-reconcile",
+		GC:         m + "/solutions/08-garbagecollector",
+		Deployment: m + "/solutions/09-deployment",
+		Kubelet:    m + "/solutions/13-kubelet",
+		Services:   m + "/" + internalPkg + "/mutantservices",
+	}
+	wireSolutions(m, map[string]func(string){
+		"05-admission": func(p string) { w.Pipeline = p },
+	})
+	catchPlantedBugs(t, "14-services", plantedServicesBugs, w, map[string]string{"mutantservices": "services.go"})
 }

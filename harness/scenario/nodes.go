@@ -24,18 +24,73 @@ const httpTimeout = 5 * time.Second
 // http-get URL sends one GET to URL (a pod's address, from
 // `get --env IP pods/NS/NAME {.status.podIP}`) and prints the body; the
 // answer must be 200. With !, the request must fail or answer otherwise:
-// a stopped pod's address refuses the connection.
+// a stopped pod's address refuses the connection; `! http-get --timeout
+// D URL` asks again every 50ms until one does, for at most D (an
+// address that goes once a component has caught up: a deleted
+// Service's, once kube-proxy has seen the deletion).
 func cmdHTTPGet(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: http-get URL")
+	const usage = "usage: http-get URL | ! http-get [--timeout D] URL"
+	args, timeout := timeoutFlag(ts, args, 0, usage)
+	if len(args) != 1 || (timeout > 0 && !neg) {
+		ts.Fatalf("%s", usage)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), httpTimeout)
-	defer cancel()
-	body, err := httpGet(ctx, args[0])
-	if err == nil {
-		fmt.Fprint(ts.Stdout(), body)
+	deadline := time.Now().Add(timeout)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), httpTimeout)
+		body, err := httpGet(ctx, args[0])
+		cancel()
+		if err == nil && neg && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond) // polling the condition, with the deadline above
+			continue
+		}
+		if err == nil {
+			fmt.Fprint(ts.Stdout(), body)
+		}
+		if err == nil && neg && timeout > 0 {
+			ts.Fatalf("http-get %s: still answers after %v: %s", args[0], timeout, strings.TrimSpace(body))
+		}
+		report(ts, neg, "http-get "+args[0], err)
+		return
 	}
-	report(ts, neg, "http-get "+args[0], err)
+}
+
+// http-spread N URL sends N GETs to URL (a Service's address), each on a
+// new connection, as N clients would, and prints how many answers each
+// distinct body got ("101 hello v1 from web-x7k2p"), sorted by body,
+// then "fewest C": the count of the least answered body, so that a
+// scenario checks that kube-proxy spreads connections over every ready
+// pod in roughly equal shares. Every GET must answer 200.
+func cmdHTTPSpread(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "http-spread")
+	const usage = "usage: http-spread N URL"
+	if len(args) != 2 {
+		ts.Fatalf("%s", usage)
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 1 || n > 10000 {
+		ts.Fatalf("%s (N from 1 to 10000)", usage)
+	}
+	counts := map[string]int{}
+	for i := range n {
+		ctx, cancel := context.WithTimeout(context.Background(), httpTimeout)
+		body, err := httpGet(ctx, args[1])
+		cancel()
+		if err != nil {
+			ts.Fatalf("http-spread: request %d of %d: %v", i+1, n, err)
+		}
+		counts[strings.TrimSpace(body)]++
+	}
+	var bodies []string
+	for b := range counts {
+		bodies = append(bodies, b)
+	}
+	slices.Sort(bodies)
+	fewest := n
+	for _, b := range bodies {
+		fmt.Fprintf(ts.Stdout(), "%d %s\n", counts[b], b)
+		fewest = min(fewest, counts[b])
+	}
+	fmt.Fprintf(ts.Stdout(), "fewest %d\n", fewest)
 }
 
 // httpGet is the body of a GET of url that answers 200, on a connection

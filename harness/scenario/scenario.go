@@ -249,6 +249,8 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"renew-lease": cmdRenewLease,
 		// http-get URL prints the body of a GET of URL (a pod's address), which must answer 200.
 		"http-get": cmdHTTPGet,
+		// http-spread N URL sends N GETs to URL, each on a new connection, and counts the answers by body.
+		"http-spread": cmdHTTPSpread,
 		// image-push NAME:TAG PROGRAM [ARGS...] adds an image to the registry the cluster's nodes pull from.
 		"image-push": cmdImagePush,
 		// kubelet-stop NODE stops the kubelet of NODE and its containers, as a node that fails.

@@ -45,7 +45,9 @@ var reference = sync.OnceValues(func() (string, error) {
 	// taint eviction controllers once solutions/11-nodelifecycle does,
 	// the namespace and ServiceAccount controllers once
 	// solutions/12-namespace does, the kubelet once solutions/13-kubelet
-	// does (it runs with cluster-start --nodes N).
+	// does (it runs with cluster-start --nodes N), the service
+	// allocators and the EndpointSlice controller once
+	// solutions/14-services does.
 	w := program.Wiring{
 		Store:     m + "/solutions/03-store",
 		APIServer: m + "/solutions/04-apiserver",
@@ -79,6 +81,9 @@ var reference = sync.OnceValues(func() (string, error) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "solutions", "13-kubelet")); err == nil {
 		w.Kubelet = m + "/solutions/13-kubelet"
+	}
+	if _, err := os.Stat(filepath.Join(root, "solutions", "14-services")); err == nil {
+		w.Services = m + "/solutions/14-services"
 	}
 	return bin, program.Build(ctx, root, w, bin)
 })

@@ -79,6 +79,21 @@ type SlicesFunc func(svc api.Service, pods []api.Pod, existing []api.EndpointSli
 // the nat table.
 type RulesFunc func(services []api.Service, slices []api.EndpointSlice) string
 
+// ControllerName is the EndpointSlice controller's name in the
+// controller manager (upstream's names.EndpointSliceController,
+// cmd/kube-controller-manager/names/controller_names.go).
+const ControllerName = "endpointslice-controller"
+
+// DefaultServiceCIDR is the service CIDR of a kata cluster: a loopback
+// range, so that forwarding a ClusterIP needs no privileges (upstream's
+// --service-cluster-ip-range has no default; kubeadm's is 10.96.0.0/12).
+// DefaultNodePortRange is kube-apiserver's --service-node-port-range
+// default.
+const (
+	DefaultServiceCIDR   = "127.96.0.0/16"
+	DefaultNodePortRange = "30000-32767"
+)
+
 // DefaultWorkers is how many Services the EndpointSlice controller syncs
 // at once unless told otherwise (kube-controller-manager's
 // --concurrent-service-endpoint-syncs).

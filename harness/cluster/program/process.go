@@ -295,6 +295,20 @@ func StopNode(ctx context.Context, dataDir, node string) error {
 	return nil
 }
 
+// ProxyRules is kube-proxy's rules in the cluster running with its data
+// in dataDir, as iptables-save prints a node's.
+func ProxyRules(ctx context.Context, dataDir string) (string, error) {
+	info, err := admin.Read(dataDir)
+	if err != nil {
+		return "", fmt.Errorf("program: %w", err)
+	}
+	text, err := admin.ProxyRules(ctx, info)
+	if err != nil {
+		return "", fmt.Errorf("program: %w", err)
+	}
+	return text, nil
+}
+
 // ErrNoCluster is the error of SaveSnapshot and SaveSnapshotFile when no
 // cluster runs with its data in the directory (an fs.ErrNotExist too).
 var ErrNoCluster = admin.ErrNoCluster

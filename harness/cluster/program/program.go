@@ -122,7 +122,22 @@ type Wiring struct {
 	// start, and nodes are objects applied by hand.
 	Kubelet string
 
-	// Later: the Proxy import path (issue 15).
+	// Services is the import path of the package with
+	// NewIPRange(cidr string) (servicenet.Allocator, error),
+	// NewPortRange(portRange string) (servicenet.Allocator, error) and
+	// New(client.Interface, servicenet.Options) servicenet.Controller
+	// (exercise 14's): the apiserver's service registry gives each
+	// Service a ClusterIP and each NodePort a port through the two
+	// allocators (Parts.ServiceIPs and Parts.NodePorts), the cluster
+	// creates the Service kubernetes in default, and the controller
+	// manager runs the EndpointSlice controller with the default
+	// options, beside the others or alone; and kube-proxy
+	// (harness/proxy.Loop, Parts.Proxy) forwards each connection to a
+	// Service's address by the package's
+	// Rules([]api.Service, []api.EndpointSlice) string. "": a Service
+	// gets no ClusterIP and no EndpointSlices, and nothing answers on
+	// its address.
+	Services string
 }
 
 func (w Wiring) module() string {
@@ -133,9 +148,10 @@ func (w Wiring) module() string {
 }
 
 // controllers says whether the program runs a controller manager: one
-// of exercises 07 to 12 is wired.
+// of exercises 07 to 12, or exercise 14 (its EndpointSlice controller),
+// is wired.
 func (w Wiring) controllers() bool {
-	return w.ReplicaSet != "" || w.GC != "" || w.Deployment != "" || w.Job != "" || w.NodeLifecycle != "" || w.Namespace != ""
+	return w.ReplicaSet != "" || w.GC != "" || w.Deployment != "" || w.Job != "" || w.NodeLifecycle != "" || w.Namespace != "" || w.Services != ""
 }
 
 // from is an import path as the learner sees it: relative to the module
@@ -203,6 +219,12 @@ func (w Wiring) Source() ([]byte, error) {
 	if w.Kubelet != "" {
 		fmt.Fprintf(&b, "\tkubelet %q\n", w.Kubelet)
 	}
+	if w.Services != "" {
+		fmt.Fprintf(&b, "\tservices %q\n", w.Services)
+		fmt.Fprintf(&b, "\t%q\n", m+"/harness/servicenet")
+		fmt.Fprintf(&b, "\t%q\n", m+"/harness/proxy")
+		b.WriteString("\t\"os\"\n")
+	}
 	if w.Scheduler != "" || w.controllers() {
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/client")
 	}
@@ -241,12 +263,15 @@ func (w Wiring) Source() ([]byte, error) {
 		fmt.Fprintf(&b, "\t\tSchedulerFrom: %s,\n", strconv.Quote(w.from(w.Scheduler)))
 	}
 	if w.controllers() {
-		// The controller manager's list grows with exercises 07 to 12,
-		// in course order; each New through cluster.NewController, so
-		// that one that panics is named.
+		// The controller manager's list grows with exercises 07 to 12
+		// and 14, in course order; each New through
+		// cluster.NewController, so that one that panics is named.
 		b.WriteString("\t\tControllers: func(c client.Interface) cluster.Component {\n")
 		b.WriteString("\t\t\treturn cluster.ControllerManager{\n")
-		first := w.Namespace
+		first := w.Services
+		if w.Namespace != "" {
+			first = w.Namespace
+		}
 		if w.NodeLifecycle != "" {
 			first = w.NodeLifecycle
 		}
@@ -289,6 +314,12 @@ func (w Wiring) Source() ([]byte, error) {
 			fmt.Fprintf(&b, "\t\t\t\tcluster.NewController(cluster.NamespaceControllerName, %s, func() cluster.Component { return namespace.New(c, namespaces.Options{}) }),\n",
 				strconv.Quote(w.from(w.Namespace)))
 		}
+		if w.Services != "" {
+			// Exercise 14's New is the EndpointSlice controller; its
+			// allocators are the apiserver's (ServiceIPs, NodePorts).
+			fmt.Fprintf(&b, "\t\t\t\tcluster.NewController(servicenet.ControllerName, %s, func() cluster.Component { return services.New(c, servicenet.Options{}) }),\n",
+				strconv.Quote(w.from(w.Services)))
+		}
 		b.WriteString("\t\t\t}\n\t\t},\n")
 		fmt.Fprintf(&b, "\t\tControllersFrom: %s,\n", strconv.Quote(w.from(first)))
 		if w.NodeLifecycle != "" {
@@ -298,6 +329,14 @@ func (w Wiring) Source() ([]byte, error) {
 	if w.Kubelet != "" {
 		b.WriteString("\t\tKubelet: cluster.ProcessKubelet(kubelet.New),\n")
 		fmt.Fprintf(&b, "\t\tKubeletFrom: %s,\n", strconv.Quote(w.from(w.Kubelet)))
+	}
+	if w.Services != "" {
+		// kube-proxy: exercise 14's Rules, read by the harness's
+		// forwarder, which forwards real connections by them.
+		b.WriteString("\t\tProxy: func(c client.Interface) cluster.Component { return proxy.NewLoop(c, services.Rules, proxy.LoopOptions{Log: os.Stderr}) },\n")
+		b.WriteString("\t\tServiceIPs: services.NewIPRange,\n")
+		b.WriteString("\t\tNodePorts: services.NewPortRange,\n")
+		fmt.Fprintf(&b, "\t\tServicesFrom: %s,\n", strconv.Quote(w.from(w.Services)))
 	}
 	fmt.Fprintf(&b, "\t\tNotDone: %s,\n", strconv.Quote(notDone))
 	b.WriteString("\t})\n}\n")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -128,13 +129,38 @@ func TestSourceImportsOnlyWhatItIsAsked(t *testing.T) {
 		{"no kubelet", Wiring{APIServer: m + "/solutions/04-apiserver", Scheduler: m + "/solutions/06-scheduler"},
 			nil,
 			[]string{"kubelet", "Kubelet"}},
+		{"the services alone", Wiring{APIServer: m + "/solutions/04-apiserver", Services: m + "/exercises/14-services"},
+			[]string{`services "` + m + `/exercises/14-services"`, `"` + m + `/harness/servicenet"`, `"` + m + `/harness/client"`,
+				`cluster.NewController(servicenet.ControllerName, "exercises/14-services", func() cluster.Component { return services.New(c, servicenet.Options{}) }),`,
+				`ControllersFrom: "exercises/14-services"`,
+				"ServiceIPs: services.NewIPRange,", "NodePorts: services.NewPortRange,", `ServicesFrom: "exercises/14-services"`,
+				`"` + m + `/harness/proxy"`, "return proxy.NewLoop(c, services.Rules, proxy.LoopOptions{Log: os.Stderr})"},
+			[]string{"replicas", "reconcile", "garbagecollector", "harness/gc", "rollout", "harness/jobs", "nodelifecycle", "NodeLifecycle", "harness/namespaces", "NamespaceControllerName", "scheduler", "kubelet"}},
+		{"every controller and the services", Wiring{APIServer: m + "/solutions/04-apiserver", ReplicaSet: m + "/solutions/07-replicaset", Reconcile: m + "/solutions/01-reconcile",
+			GC: m + "/solutions/08-garbagecollector", Deployment: m + "/solutions/09-deployment", Job: m + "/solutions/10-job", NodeLifecycle: m + "/solutions/11-nodelifecycle",
+			Namespace: m + "/solutions/12-namespace", Services: m + "/solutions/14-services"},
+			[]string{`cluster.NewController(cluster.NamespaceControllerName, "solutions/12-namespace", func() cluster.Component { return namespace.New(c, namespaces.Options{}) }),
+				cluster.NewController(servicenet.ControllerName, "solutions/14-services", func() cluster.Component { return services.New(c, servicenet.Options{}) }),
+			}`,
+				`ControllersFrom: "solutions/07-replicaset"`, `ServicesFrom:    "solutions/14-services"`},
+			[]string{"scheduler", "framework"}},
+		{"the namespace controller and the services", Wiring{APIServer: m + "/solutions/04-apiserver", Namespace: m + "/solutions/12-namespace", Services: m + "/solutions/14-services"},
+			[]string{`ControllersFrom: "solutions/12-namespace"`, `ServicesFrom:    "solutions/14-services"`},
+			[]string{"replicas", "reconcile", "garbagecollector", "harness/jobs", "nodelifecycle"}},
+		{"the namespace controller, not the services", Wiring{APIServer: m + "/solutions/04-apiserver", Namespace: m + "/solutions/12-namespace"},
+			[]string{`ControllersFrom: "solutions/12-namespace"`},
+			[]string{"14-services", "servicenet", "ServiceIPs", "NodePorts", "ServicesFrom", "proxy", "Proxy"}},
 	} {
 		src, err := tc.w.Source()
 		if err != nil {
 			t.Fatalf("%s: Source() = %v", tc.name, err)
 		}
+		// gofmt aligns the values of a literal by its longest key: a
+		// run of blanks matches any other.
+		blanks := regexp.MustCompile(`[ \t]+`)
+		flat := blanks.ReplaceAll(src, []byte(" "))
 		for _, w := range tc.want {
-			if !bytes.Contains(src, []byte(w)) {
+			if !bytes.Contains(flat, blanks.ReplaceAll([]byte(w), []byte(" "))) {
 				t.Errorf("%s: Source() has no %q:\n%s", tc.name, w, src)
 			}
 		}
@@ -534,6 +560,51 @@ func TestBuildAgain(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no root/.kata/program/*/main.go holds the wiring's source; found %v", matches)
+	}
+}
+
+// Exercise 14 wired beside the apiserver alone, and beside every other
+// part: each generated program compiles against exercise 14's API and
+// cluster.Parts, and runs (with no arguments, its usage).
+func TestProgramBuildsWithServices(t *testing.T) {
+	reference(t) // the same skips
+	root := moduleRoot(t)
+	m := DefaultModule
+	alone := Wiring{APIServer: m + "/solutions/04-apiserver", Services: m + "/exercises/14-services"}
+	every := Wiring{Store: m + "/solutions/03-store", APIServer: m + "/solutions/04-apiserver", Edge: true,
+		Pipeline: m + "/solutions/05-admission", Scheduler: m + "/solutions/06-scheduler",
+		ReplicaSet: m + "/solutions/07-replicaset", Reconcile: m + "/solutions/01-reconcile",
+		GC: m + "/solutions/08-garbagecollector", Deployment: m + "/solutions/09-deployment", Job: m + "/solutions/10-job",
+		NodeLifecycle: m + "/solutions/11-nodelifecycle", Namespace: m + "/solutions/12-namespace",
+		Kubelet: m + "/solutions/13-kubelet", Services: m + "/solutions/14-services"}
+	for _, dir := range []string{"exercises/14-services", "solutions/14-services"} {
+		if _, err := os.Stat(filepath.Join(root, dir)); err != nil {
+			t.Skipf("no %s in this checkout", dir)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		w    Wiring
+	}{{"the apiserver and exercise 14", alone}, {"every part", every}} {
+		for _, p := range []string{tc.w.Store, tc.w.APIServer, tc.w.Pipeline, tc.w.Scheduler, tc.w.Reconcile, tc.w.ReplicaSet, tc.w.GC,
+			tc.w.Deployment, tc.w.Job, tc.w.NodeLifecycle, tc.w.Namespace, tc.w.Kubelet, tc.w.Services} {
+			if _, err := os.Stat(filepath.Join(root, tc.w.from(p))); p != "" && err != nil {
+				t.Skipf("%s: no %s in this checkout", tc.name, tc.w.from(p))
+			}
+		}
+		if _, err := os.Stat(filepath.Join(root, "harness", "protoedge")); err != nil {
+			tc.w.Edge = false
+		}
+		out := filepath.Join(t.TempDir(), "services")
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		err := Build(ctx, root, tc.w, out)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: Build = %v", tc.name, err)
+		}
+		if err := exec.Command(out).Run(); err == nil || !strings.Contains(fmt.Sprint(err), "exit status 2") {
+			t.Errorf("%s: the program with no arguments: %v, want its usage error (exit status 2)", tc.name, err)
+		}
 	}
 }
 

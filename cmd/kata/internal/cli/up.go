@@ -54,9 +54,16 @@ import (
 // Nodes and run the pods bound to them as real processes, each pod with
 // an address of 127.244.N.0/24 (127.243, 127.242, ... when another
 // cluster on the machine has 127.244), pulling images from the registry that
-// kata image push writes in the data directory. Before it builds, it prints one table of
-// the parts: where each comes from, and what a user will see because one
-// is absent.
+// kata image push writes in the data directory; once the services (14)
+// are, the apiserver gives each Service a ClusterIP from 127.96.0.0/16
+// and each NodePort a port from 30000-32767 through exercise 14's
+// allocators, the cluster creates the Service kubernetes in default, and
+// the controller manager runs the EndpointSlice controller too, so that
+// a Service's EndpointSlices list its ready pods, and runs kube-proxy,
+// whose forwarder sends each connection to a Service's ClusterIP:port to
+// one of them as exercise 14's Rules say. Before it builds, it
+// prints one table of the parts: where each comes from, and what a user
+// will see because one is absent.
 //
 // kata never imports exercises/ or solutions/ (DESIGN rule 8): up only
 // chooses the wiring (program.Wiring: which package provides which
@@ -109,6 +116,10 @@ const (
 	// The kubelet (13) runs once per --nodes, node-1 to node-N, each over
 	// a process runtime: a pod's containers are real processes.
 	kubeletID = "13-kubelet"
+	// The services (14): the apiserver's ClusterIP and NodePort
+	// allocators, and the EndpointSlice controller, which runs in the
+	// controller manager too.
+	servicesID = "14-services"
 )
 
 // beyondLoopback: without the pipeline the apiserver authenticates no one.
@@ -301,7 +312,8 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 		job:           isDir(filepath.Join(root, "solutions", jobID)),
 		nodeLifecycle: isDir(filepath.Join(root, "solutions", nodeLifecycleID)),
 		namespace:     isDir(filepath.Join(root, "solutions", namespaceID)),
-		kubelet:       isDir(filepath.Join(root, "solutions", kubeletID))}
+		kubelet:       isDir(filepath.Join(root, "solutions", kubeletID)),
+		services:      isDir(filepath.Join(root, "solutions", servicesID))}
 	if reference {
 		base = "solutions"
 		if !hasSolutions {
@@ -342,6 +354,9 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 	if done.kubelet {
 		w.Kubelet = importPath(base + "/" + kubeletID)
 	}
+	if done.services {
+		w.Services = importPath(base + "/" + servicesID)
+	}
 	for _, id := range []string{storeID, apiserverID} {
 		if id == storeID && (!storeDone || etcd) {
 			continue
@@ -378,6 +393,9 @@ type finished struct {
 	namespace bool
 	// kubelet: a kubelet runs on each node.
 	kubelet bool
+	// services: the apiserver allocates ClusterIPs and NodePorts, and
+	// the EndpointSlice controller runs.
+	services bool
 }
 
 // upFinished decides which of the learner's parts the cluster runs: it
@@ -393,17 +411,18 @@ type finished struct {
 // whether the Job controller is (without it, a Job makes no pods),
 // whether the node lifecycle controller is (without it, a node that
 // stops renewing its Lease stays Ready), whether the namespace
-// controller is (without it, a deleted namespace stays Terminating) and
-// whether the kubelet is (without it, pods are bound but never start). A
-// part is finished when all its steps pass, as kata next and kata list
-// say.
+// controller is (without it, a deleted namespace stays Terminating),
+// whether the kubelet is (without it, pods are bound but never start)
+// and whether the services are (without them, a Service gets no
+// ClusterIP and no EndpointSlices). A part is finished when all its
+// steps pass, as kata next and kata list say.
 func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, error) {
 	l, err := newLearner(env)
 	if err != nil {
 		return finished{}, err
 	}
 	var exs []*course.Exercise
-	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID, reconcileID, replicasetID, gcID, deploymentID, jobID, nodeLifecycleID, namespaceID, kubeletID} {
+	for _, id := range []string{storeID, apiserverID, pipelineID, schedulerID, reconcileID, replicasetID, gcID, deploymentID, jobID, nodeLifecycleID, namespaceID, kubeletID, servicesID} {
 		e, err := l.exercise(id)
 		if id != storeID && id != apiserverID {
 			if err != nil || !isDir(filepath.Join(root, e.ExerciseDir())) {
@@ -444,6 +463,8 @@ func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, 
 			done.namespace = r.Done()
 		case kubeletID:
 			done.kubelet = r.Done()
+		case servicesID:
+			done.services = r.Done()
 		}
 	}
 	if !apiserver.Done() {
@@ -475,7 +496,7 @@ type futurePart struct {
 // futureParts are the parts after the apiserver, with what a user sees
 // while each is absent (DESIGN: the cluster says what is missing).
 var futureParts = []futurePart{
-	{"kube-proxy", "proxy", "14", "Services do not forward"},
+	{"cluster DNS", "dns", "", "Service names do not resolve (web.default.svc.cluster.local); use the ClusterIP"},
 }
 
 // printParts prints one table: each part, where it comes from, and what
@@ -615,6 +636,18 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 	default:
 		rows = append(rows, row{"kubelet", "absent (not in the course yet)", noKubelet})
 	}
+	// Without exercise 14 the apiserver stores a Service as it is sent,
+	// and nothing writes its EndpointSlices.
+	const noServices = "a Service gets no ClusterIP and no EndpointSlices"
+	switch {
+	case w.Services != "":
+		rows = append(rows, row{"services", rel(w.Services),
+			"a Service gets a ClusterIP from 127.96.0.0/16 (NodePorts from 30000-32767) and EndpointSlices that list its ready pods; kube-proxy forwards a connection to ClusterIP:port to one of them, by your rules (kata proxy rules); the Service kubernetes in default points at the apiserver"})
+	case inCourse(servicesID):
+		rows = append(rows, row{"services", "absent (14 not finished)", noServices})
+	default:
+		rows = append(rows, row{"services", "absent (not in the course yet)", noServices})
+	}
 	for _, f := range futureParts {
 		from := "absent (not in the course yet)"
 		if inCourse(f.topic) {
@@ -638,7 +671,7 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 func buildCluster(env *Env, root, cmd string, w program.Wiring, bin string) error {
 	rel := func(path string) string { return strings.TrimPrefix(path, course.ModulePath+"/") }
 	var with []string
-	for _, p := range []string{w.Pipeline, w.Scheduler, w.ReplicaSet, w.Reconcile, w.GC, w.Deployment, w.Job, w.NodeLifecycle, w.Namespace, w.Kubelet} {
+	for _, p := range []string{w.Pipeline, w.Scheduler, w.ReplicaSet, w.Reconcile, w.GC, w.Deployment, w.Job, w.NodeLifecycle, w.Namespace, w.Kubelet, w.Services} {
 		if p != "" {
 			with = append(with, rel(p))
 		}

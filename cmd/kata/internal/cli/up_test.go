@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -98,7 +99,7 @@ func TestUpReference(t *testing.T) {
 	for _, row := range [][2]string{{"store", "solutions/03-store"}, {"apiserver", "solutions/04-apiserver"}, {"pipeline", "solutions/05-admission"}, {"scheduler", "solutions/06-scheduler"},
 		{"controllers", "solutions/07-replicaset + solutions/01-reconcile"}, {"garbage collector", "solutions/08-garbagecollector"},
 		{"deployment controller", "solutions/09-deployment"}, {"job controller", "solutions/10-job"}, {"node lifecycle", "solutions/11-nodelifecycle"},
-		{"namespace controller", "solutions/12-namespace"}, {"kubelet", "solutions/13-kubelet"}} {
+		{"namespace controller", "solutions/12-namespace"}, {"kubelet", "solutions/13-kubelet"}, {"services", "solutions/14-services"}} {
 		re := regexp.MustCompile(`(?m)^    ` + regexp.QuoteMeta(row[0]) + ` +` + regexp.QuoteMeta(row[1]) + ` `)
 		if !re.MatchString(lastStderr.String()) {
 			t.Errorf("kata up --reference printed no row %q from %q in its table of parts; stderr:\n%s", row[0], row[1], lastStderr.String())
@@ -387,6 +388,68 @@ func TestUpReference(t *testing.T) {
 		select {
 		case <-deadline:
 			t.Fatalf("kata up --reference: 30s after namespace dev was deleted: %s; want it gone; stderr:\n%s", nsGone(), lastStderr.String())
+		case <-tick.C:
+		}
+	}
+	// And exercise 14: the apiserver's service registry runs on its
+	// allocators, so the Service kubernetes in default and a new Service
+	// have ClusterIPs of the service network (127.96.0.0/16, or a lower
+	// 127.X.0.0/16 when another cluster on the machine holds it), and its
+	// EndpointSlice controller
+	// writes the new Service's slice (a placeholder while no pod matches:
+	// pkg/controller/endpointslice/reconciler.go, reconcileByAddressType).
+	svcOf := client.For[*api.Service](client.New(url, admin.Client))
+	k, err := svcOf.Get(ctx, "default", "kubernetes")
+	if err != nil || !strings.HasPrefix(k.Spec.ClusterIP, "127.") || !strings.HasSuffix(k.Spec.ClusterIP, ".0.1") {
+		t.Fatalf("kata up --reference: Get(service default/kubernetes) = %v, %v; want it there with the first address of its service network, 127.X.0.1", k, err)
+	}
+	net16 := strings.TrimSuffix(k.Spec.ClusterIP, "0.1")
+	svc, err := svcOf.Create(ctx, &api.Service{ObjectMeta: api.ObjectMeta{Name: "front", Namespace: "default"},
+		Spec: api.ServiceSpec{Selector: map[string]string{"app": "front"}, Ports: []api.ServicePort{{Port: 80}}}})
+	if err != nil || !strings.HasPrefix(svc.Spec.ClusterIP, net16) {
+		t.Fatalf("kata up --reference: creating service default/front = %v, %v; want it with a ClusterIP of %s0.0/16", svc, err, net16)
+	}
+	slicesOf := client.For[*api.EndpointSlice](client.New(url, admin.Client))
+	sliced := func() int {
+		l, _, err := slicesOf.List(ctx, "default", client.ListOptions{LabelSelector: api.LabelServiceName + "=front"})
+		if err != nil {
+			return -1
+		}
+		return len(l)
+	}
+	deadline = time.After(30 * time.Second)
+	for sliced() < 1 {
+		select {
+		case <-deadline:
+			t.Fatalf("kata up --reference: 30s after service default/front was created, it has no EndpointSlice; stderr:\n%s", lastStderr.String())
+		case <-tick.C:
+		}
+	}
+	// kube-proxy renders exercise 14's Rules over them, and kata proxy
+	// rules prints what it applied: front, with no pod, is rejected in
+	// the filter table; kubernetes is DNATed to the apiserver.
+	proxyRules := func() (string, int) {
+		var out, errOut bytes.Buffer
+		env := &Env{Ctx: ctx, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Dir: root, Getenv: os.Getenv}
+		code := Run(env, []string{"proxy", "rules", "--data-dir", data})
+		return out.String() + errOut.String(), code
+	}
+	wantRules := []string{`-A KUBE-SERVICES -m comment --comment "default/front has no endpoints"`, `--comment "default/kubernetes:https cluster IP"`, "-j DNAT --to-destination 127.0.0.1:"}
+	deadline = time.After(30 * time.Second)
+	for {
+		out, code := proxyRules()
+		missing := ""
+		for _, w := range wantRules {
+			if !strings.Contains(out, w) {
+				missing = w
+			}
+		}
+		if code == 0 && missing == "" {
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatalf("kata proxy rules --data-dir DATA = %d, %q; want 0 with %q in it, within 30s", code, out, missing)
 		case <-tick.C:
 		}
 	}

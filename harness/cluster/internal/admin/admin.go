@@ -158,9 +158,11 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 // Handler serves GET /snapshot to a caller with token, streaming
-// snapshot's output, and POST /nodes/NAME/stop, which stops node NAME's
-// kubelet with stopNode (a node that fails, for scenarios).
-func Handler(token string, snapshot func(ctx context.Context, w io.Writer) error, stopNode func(name string) error) http.Handler {
+// snapshot's output, POST /nodes/NAME/stop, which stops node NAME's
+// kubelet with stopNode (a node that fails, for scenarios), and GET
+// /proxy/rules, kube-proxy's rules as rules says them (ok false: the
+// cluster runs no kube-proxy, 404).
+func Handler(token string, snapshot func(ctx context.Context, w io.Writer) error, stopNode func(name string) error, rules func() (string, bool)) http.Handler {
 	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
@@ -187,6 +189,21 @@ func Handler(token string, snapshot func(ctx context.Context, w io.Writer) error
 				return
 			}
 			w.WriteHeader(http.StatusOK)
+			return
+		}
+		if r.URL.Path == "/proxy/rules" {
+			if r.Method != http.MethodGet {
+				w.Header().Set("Allow", http.MethodGet)
+				http.Error(w, "admin: only GET", http.StatusMethodNotAllowed)
+				return
+			}
+			text, ok := rules()
+			if !ok {
+				http.Error(w, "admin: this cluster runs no kube-proxy (exercise 14 is not wired)", http.StatusNotFound)
+				return
+			}
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = io.WriteString(w, text)
 			return
 		}
 		if r.URL.Path != "/snapshot" {
@@ -228,6 +245,20 @@ func Fetch(ctx context.Context, info Info, w io.Writer) error {
 	default:
 		return fmt.Errorf("admin: the cluster could not take the snapshot: %s", s)
 	}
+}
+
+// ProxyRules asks the cluster in info for kube-proxy's rules.
+func ProxyRules(ctx context.Context, info Info) (string, error) {
+	resp, err := call(ctx, info, http.MethodGet, "/proxy/rules", "GET /proxy/rules")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", fmt.Errorf("admin: reading the rules: %w", err)
+	}
+	return string(b), nil
 }
 
 // StopNode asks the cluster in info to stop node's kubelet, and returns

@@ -15,13 +15,17 @@ import (
 )
 
 func serve(t *testing.T, token string, snap func(context.Context, io.Writer) error) Info {
+	return serveRules(t, token, snap, func() (string, bool) { return "", false })
+}
+
+func serveRules(t *testing.T, token string, snap func(context.Context, io.Writer) error, rules func() (string, bool)) Info {
 	t.Helper()
 	srv := httptest.NewServer(Handler(token, snap, func(name string) error {
 		if name != "node-2" {
 			return errors.New("no node " + name)
 		}
 		return nil
-	}))
+	}, rules))
 	t.Cleanup(srv.Close)
 	return Info{Address: strings.TrimPrefix(srv.URL, "http://"), Token: token, PID: 1}
 }
@@ -134,5 +138,24 @@ func TestStopNode(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("GET /nodes/node-2/stop = %d, want 405", resp.StatusCode)
+	}
+}
+
+// kube-proxy's rules, to a caller with the token; a cluster without a
+// kube-proxy says so with a 404.
+func TestProxyRules(t *testing.T) {
+	const text = "*nat\n:KUBE-SERVICES - [0:0]\nCOMMIT\n"
+	info := serveRules(t, "secret", nil, func() (string, bool) { return text, true })
+	if got, err := ProxyRules(context.Background(), info); err != nil || got != text {
+		t.Errorf("ProxyRules = %q, %v; want %q", got, err, text)
+	}
+	wrong := info
+	wrong.Token = "guess"
+	if _, err := ProxyRules(context.Background(), wrong); err == nil || !strings.Contains(err.Error(), "401 Unauthorized") {
+		t.Errorf("ProxyRules with a wrong token = %v, want 401", err)
+	}
+	none := serve(t, "secret", nil)
+	if _, err := ProxyRules(context.Background(), none); err == nil || !strings.Contains(err.Error(), "404 Not Found: admin: this cluster runs no kube-proxy") {
+		t.Errorf("ProxyRules of a cluster without kube-proxy = %v, want its 404", err)
 	}
 }

@@ -1,0 +1,130 @@
+// Package mutantservices is the reference of exercise 14
+// (solutions/14-services) with one planted bug, chosen by
+// $KATA_SCENARIO_MUTANT when its allocators or its controller are made,
+// so that the engine's tests can check that the Service scenarios fail
+// against a part that lacks the behaviour they show.
+//
+// The allocator bugs sit around the reference allocators (a taken
+// address is handed out again; a release frees nothing); the controller
+// bug sits between the EndpointSlice controller and the apiserver, in
+// the client it is given (every endpoint it writes says not ready); the
+// rules bug edits the reference's rules (no statistic match). It
+// lives under testdata and is compiled only through go build -overlay
+// (TestServicesScenariosCatchPlantedBugs), as
+// harness/scenario/internal/mutantservices: no build, vet or student copy
+// sees it, and the harness never imports solutions/.
+package mutantservices
+
+import (
+	"context"
+	"os"
+	"regexp"
+
+	services "github.com/kubekata/kubekata/solutions/14-services"
+
+	"github.com/kubekata/kubekata/harness/api"
+	"github.com/kubekata/kubekata/harness/client"
+	"github.com/kubekata/kubekata/harness/servicenet"
+)
+
+// Env names the planted bug.
+const Env = "KATA_SCENARIO_MUTANT"
+
+// The planted bugs.
+const (
+	// TakenHandedOut: Allocate of a taken value succeeds, so two
+	// Services may hold one address.
+	TakenHandedOut = "taken-handed-out"
+	// ReleaseIgnored: Release frees nothing, so a deleted Service's
+	// address stays taken.
+	ReleaseIgnored = "release-ignored"
+	// NeverReady: every endpoint the controller writes says ready
+	// false, whatever the pod's Ready condition.
+	NeverReady = "never-ready"
+	// FirstEndpointOnly: the rules lose their statistic matches, so the
+	// first endpoint's rule takes every connection.
+	FirstEndpointOnly = "first-endpoint-only"
+)
+
+// statistic is the match that gives endpoint i of n its 1/(n-i).
+var statistic = regexp.MustCompile(` -m statistic --mode random --probability \S+`)
+
+// Rules is the reference's with the bug $KATA_SCENARIO_MUTANT names.
+func Rules(svcs []api.Service, slices []api.EndpointSlice) string {
+	text := services.Rules(svcs, slices)
+	if os.Getenv(Env) == FirstEndpointOnly {
+		text = statistic.ReplaceAllString(text, "")
+	}
+	return text
+}
+
+// NewIPRange is the reference's with the bug $KATA_SCENARIO_MUTANT names.
+func NewIPRange(cidr string) (servicenet.Allocator, error) {
+	a, err := services.NewIPRange(cidr)
+	if err != nil {
+		return nil, err
+	}
+	return allocator{Allocator: a, bug: os.Getenv(Env)}, nil
+}
+
+// NewPortRange is the reference's with the bug $KATA_SCENARIO_MUTANT
+// names.
+func NewPortRange(portRange string) (servicenet.Allocator, error) {
+	a, err := services.NewPortRange(portRange)
+	if err != nil {
+		return nil, err
+	}
+	return allocator{Allocator: a, bug: os.Getenv(Env)}, nil
+}
+
+type allocator struct {
+	servicenet.Allocator
+	bug string
+}
+
+func (a allocator) Allocate(v string) error {
+	if a.bug == TakenHandedOut && a.Has(v) {
+		return nil
+	}
+	return a.Allocator.Allocate(v)
+}
+
+func (a allocator) Release(v string) error {
+	if a.bug == ReleaseIgnored {
+		return nil
+	}
+	return a.Allocator.Release(v)
+}
+
+// New is the reference's New with the bug $KATA_SCENARIO_MUTANT names.
+func New(c client.Interface, opts servicenet.Options) servicenet.Controller {
+	return services.New(mutant{Interface: c, bug: os.Getenv(Env)}, opts)
+}
+
+// mutant is c with the planted bug.
+type mutant struct {
+	client.Interface
+	bug string
+}
+
+// unready is s with every endpoint not ready, under NeverReady.
+func (m mutant) unready(obj api.Object) api.Object {
+	s, ok := obj.(*api.EndpointSlice)
+	if !ok || m.bug != NeverReady {
+		return obj
+	}
+	s = api.DeepCopy(s)
+	no := false
+	for i := range s.Endpoints {
+		s.Endpoints[i].Conditions.Ready = &no
+	}
+	return s
+}
+
+func (m mutant) Create(ctx context.Context, obj api.Object) (api.Object, error) {
+	return m.Interface.Create(ctx, m.unready(obj))
+}
+
+func (m mutant) Update(ctx context.Context, obj api.Object) (api.Object, error) {
+	return m.Interface.Update(ctx, m.unready(obj))
+}
