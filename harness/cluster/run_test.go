@@ -625,3 +625,25 @@ func TestRunGuardsTheApiserver(t *testing.T) {
 		t.Errorf("the apiserver saw %d requests, want 1 (the loopback one)", n)
 	}
 }
+
+// waitRunning checks cond every 20ms until it holds, failing after
+// within with what cond last said, or at once if the cluster running in
+// the background (done) stops.
+func waitRunning(t *testing.T, done chan error, within time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		ok, last := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not after %v; last: %s", what, within, last)
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("%s: the cluster stopped: %v", what, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

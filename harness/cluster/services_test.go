@@ -53,21 +53,7 @@ func TestRunServicesAllocateAndSlice(t *testing.T) {
 
 	waitFor := func(what string, cond func() (bool, string)) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			ok, last := cond()
-			if ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not after 30s; last: %s", what, last)
-			}
-			select {
-			case err := <-done:
-				t.Fatalf("%s: the cluster stopped: %v", what, err)
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
+		waitRunning(t, done, 30*time.Second, what, cond)
 	}
 
 	// The Service kubernetes and its slice, from the first start.

@@ -267,6 +267,7 @@ func TestCommandErrors(t *testing.T) {
 		"get_field-one":       {"cluster-start\nget --field-selector metadata.name=web pods/default/web\n", "a label or field selector needs a collection"},
 		"usage_http-get":      {"http-get\n", "usage: http-get URL | ! http-get [--timeout D] URL"},
 		"usage_http-get-wait": {"http-get --timeout 1s http://127.0.0.1:1/\n", "usage: http-get URL | ! http-get [--timeout D] URL"},
+		"usage_proxy-rules":   {"cluster-start\nproxy-rules --without\n", "usage: proxy-rules [--without TEXT] [--timeout D]"},
 		"usage_http-spread":   {"http-spread 0 http://127.0.0.1:1/\n", "usage: http-spread N URL (N from 1 to 10000)"},
 		"http-spread_refused": {"http-spread 3 http://127.0.0.1:1/\n", "http-spread: request 1 of 3: Get \"http://127.0.0.1:1/\": dial tcp 127.0.0.1:1: connect: connection refused"},
 		"http-get_refused":    {"http-get http://127.0.0.1:1/\n", "http-get http://127.0.0.1:1/: Get \"http://127.0.0.1:1/\": dial tcp 127.0.0.1:1: connect: connection refused"},

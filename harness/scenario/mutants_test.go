@@ -602,6 +602,8 @@ var plantedServicesBugs = []plantedBug{
 	{"never-ready", []string{"service_endpoints"}},
 	// Every connection goes to the first endpoint.
 	{"first-endpoint-only", []string{"service_endpoints"}},
+	// A pod whose readiness fails keeps getting connections.
+	{"unready-kept", []string{"service_endpoints"}},
 }
 
 // Each scenario of exercise 14 fails, at one of its checks, against the

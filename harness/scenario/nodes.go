@@ -240,3 +240,46 @@ func zombie(pid string) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] == 'Z' || s[i+2] == 'X'
 }
+
+// proxy-rules [--without TEXT] [--timeout D] prints the rules kube-proxy
+// applies in the scenario's cluster (exercise 14's Rules, as `kata proxy
+// rules` prints them), once it has synced; with --without, once they no
+// longer mention TEXT (a pod's IP, after the pod stopped being ready),
+// so that what follows sees the forwarder that those rules drive. It
+// asks again every 50ms, for at most D (the wait timeout).
+func cmdProxyRules(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "proxy-rules")
+	const usage = "usage: proxy-rules [--without TEXT] [--timeout D]"
+	st := stateOf(ts)
+	args, timeout := timeoutFlag(ts, args, st.cfg.WaitTimeout, usage)
+	without := ""
+	switch {
+	case len(args) == 2 && args[0] == "--without" && args[1] != "":
+		without = args[1]
+	case len(args) != 0:
+		ts.Fatalf("%s", usage)
+	}
+	st.running(ts, "proxy-rules")
+	deadline := time.Now().Add(timeout)
+	last := ""
+	for {
+		ctx, cancel := requestContext()
+		text, err := program.ProxyRules(ctx, st.dataDir)
+		cancel()
+		switch {
+		case err != nil:
+			last = err.Error()
+		case text == "":
+			last = "kube-proxy has not synced yet"
+		case without != "" && strings.Contains(text, without):
+			last = "the rules still mention " + without + ":\n" + text
+		default:
+			fmt.Fprint(ts.Stdout(), text)
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("proxy-rules: after %v: %s", timeout, last)
+		}
+		time.Sleep(50 * time.Millisecond) // polling the condition, with the deadline above
+	}
+}

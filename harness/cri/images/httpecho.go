@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,8 +24,11 @@ import (
 //	http-echo [-text hello] [-listen $POD_IP:8080]
 //
 // Every path answers 200 "<text> from <pod>\n" (pod: $POD_NAME, else
-// the hostname), except /healthz, which answers 200 "ok" (for probes).
-// Each request is logged as "GET /path 200".
+// the hostname), except /healthz, which answers 200 "ok" (for probes),
+// or 503 "failing" once /healthz/fail was asked, until /healthz/pass is
+// (a readiness that a scenario turns off and on, as agnhost netexec's
+// /healthz can be made to fail). Each request is logged as
+// "GET /path 200".
 
 // shutdownTimeout bounds the wait for requests in flight on SIGTERM.
 const shutdownTimeout = 5 * time.Second
@@ -67,11 +71,26 @@ func httpEcho(text, listen string, stdout, stderr io.Writer, stop <-chan struct{
 		return 1
 	}
 	answer := text + " from " + podName() + "\n"
+	var failing atomic.Bool
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if failing.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, "failing")
+			return
+		}
 		_, _ = io.WriteString(w, "ok")
 	})
+	toggle := func(fail bool, says string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			failing.Store(fail)
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = io.WriteString(w, "/healthz now answers "+says+"\n")
+		}
+	}
+	mux.HandleFunc("/healthz/fail", toggle(true, "503"))
+	mux.HandleFunc("/healthz/pass", toggle(false, "200"))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, answer)

@@ -129,10 +129,19 @@ func TestHTTPEcho(t *testing.T) {
 	addr := re.FindStringSubmatch(s.out.String())[1]
 	client := &http.Client{Timeout: deadline, Transport: &http.Transport{DisableKeepAlives: true}}
 
-	for _, c := range []struct{ path, body string }{
-		{"/", "hi there from web-1\n"},
-		{"/any/path", "hi there from web-1\n"},
-		{"/healthz", "ok"},
+	for _, c := range []struct {
+		path string
+		code int
+		body string
+	}{
+		{"/", 200, "hi there from web-1\n"},
+		{"/any/path", 200, "hi there from web-1\n"},
+		{"/healthz", 200, "ok"},
+		{"/healthz/fail", 200, "/healthz now answers 503\n"},
+		{"/healthz", 503, "failing"},
+		{"/", 200, "hi there from web-1\n"},
+		{"/healthz/pass", 200, "/healthz now answers 200\n"},
+		{"/healthz", 200, "ok"},
 	} {
 		resp, err := client.Get("http://" + addr + c.path)
 		if err != nil {
@@ -140,11 +149,11 @@ func TestHTTPEcho(t *testing.T) {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != 200 || string(body) != c.body {
-			t.Errorf("GET %s = %d %q, want 200 %q", c.path, resp.StatusCode, body, c.body)
+		if resp.StatusCode != c.code || string(body) != c.body {
+			t.Errorf("GET %s = %d %q, want %d %q", c.path, resp.StatusCode, body, c.code, c.body)
 		}
 	}
-	for _, line := range []string{"GET / 200\n", "GET /any/path 200\n", "GET /healthz 200\n"} {
+	for _, line := range []string{"GET / 200\n", "GET /any/path 200\n", "GET /healthz 200\n", "GET /healthz 503\n"} {
 		if !strings.Contains(s.out.String(), line) {
 			t.Errorf("%s log = %q, want a line %q", call, s.out, line)
 		}

@@ -8,7 +8,8 @@
 // address is handed out again; a release frees nothing); the controller
 // bug sits between the EndpointSlice controller and the apiserver, in
 // the client it is given (every endpoint it writes says not ready); the
-// rules bug edits the reference's rules (no statistic match). It
+// rules bugs edit the reference's rules (no statistic match) or what
+// they are given (every endpoint ready). It
 // lives under testdata and is compiled only through go build -overlay
 // (TestServicesScenariosCatchPlantedBugs), as
 // harness/scenario/internal/mutantservices: no build, vet or student copy
@@ -44,6 +45,9 @@ const (
 	// FirstEndpointOnly: the rules lose their statistic matches, so the
 	// first endpoint's rule takes every connection.
 	FirstEndpointOnly = "first-endpoint-only"
+	// UnreadyKept: the rules see every endpoint ready, so a pod whose
+	// readiness fails still gets connections.
+	UnreadyKept = "unready-kept"
 )
 
 // statistic is the match that gives endpoint i of n its 1/(n-i).
@@ -51,6 +55,17 @@ var statistic = regexp.MustCompile(` -m statistic --mode random --probability \S
 
 // Rules is the reference's with the bug $KATA_SCENARIO_MUTANT names.
 func Rules(svcs []api.Service, slices []api.EndpointSlice) string {
+	if os.Getenv(Env) == UnreadyKept {
+		yes := true
+		slices = append([]api.EndpointSlice(nil), slices...)
+		for i := range slices {
+			s := api.DeepCopy(&slices[i])
+			for j := range s.Endpoints {
+				s.Endpoints[j].Conditions.Ready = &yes
+			}
+			slices[i] = *s
+		}
+	}
 	text := services.Rules(svcs, slices)
 	if os.Getenv(Env) == FirstEndpointOnly {
 		text = statistic.ReplaceAllString(text, "")
