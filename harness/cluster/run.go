@@ -59,8 +59,10 @@ type Options struct {
 	AdmissionPolicies []string
 	// ServiceCIDR and NodePortRange are the ranges of Parts.ServiceIPs
 	// and Parts.NodePorts (kube-apiserver's --service-cluster-ip-range
-	// and --service-node-port-range); servicenet.DefaultServiceCIDR and
-	// servicenet.DefaultNodePortRange when empty.
+	// and --service-node-port-range). An empty ServiceCIDR is a service
+	// network claimed on this machine: servicenet.DefaultServiceCIDR
+	// unless another cluster here holds it (claimServiceCIDR); an empty
+	// NodePortRange is servicenet.DefaultNodePortRange.
 	ServiceCIDR, NodePortRange string
 	// ReadyTimeout bounds the wait for /readyz; DefaultReadyTimeout
 	// when 0.
