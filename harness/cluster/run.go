@@ -717,27 +717,13 @@ func Kubeconfig(url string) string {
 // repaired at start goes to stderr, as upstream's repair controller's
 // Events would.
 func wrapServiceRegistry(p Parts, h http.Handler, cidr, ports string, stderr io.Writer) (http.Handler, error) {
-	ips, err := call(p.ServicesFrom, "NewIPRange", func() (servicenet.Allocator, error) { return p.ServiceIPs(cidr) })
-	if err == nil && isNilValue(ips) {
-		err = errors.New("NewIPRange returned a nil Allocator")
-	}
+	ips, err := newAllocator(p, "NewIPRange", p.ServiceIPs, cidr)
 	if err != nil {
-		var nd *NotDoneError
-		if errors.As(err, &nd) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("cluster: %s: NewIPRange(%q): %w", from(p.ServicesFrom, "the service registry"), cidr, err)
+		return nil, err
 	}
-	nodePorts, err := call(p.ServicesFrom, "NewPortRange", func() (servicenet.Allocator, error) { return p.NodePorts(ports) })
-	if err == nil && isNilValue(nodePorts) {
-		err = errors.New("NewPortRange returned a nil Allocator")
-	}
+	nodePorts, err := newAllocator(p, "NewPortRange", p.NodePorts, ports)
 	if err != nil {
-		var nd *NotDoneError
-		if errors.As(err, &nd) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("cluster: %s: NewPortRange(%q): %w", from(p.ServicesFrom, "the service registry"), ports, err)
+		return nil, err
 	}
 	r, repairs, err := servicealloc.Wrap(h, ips, nodePorts)
 	if err != nil {
@@ -747,6 +733,24 @@ func wrapServiceRegistry(p Parts, h http.Handler, cidr, ports string, stderr io.
 		fmt.Fprintf(stderr, "cluster: service registry: %s; the Service keeps it, but another may get it too (was the range changed?)\n", msg)
 	}
 	return r, nil
+}
+
+// newAllocator is newFn(arg), exercise 14's NewIPRange or NewPortRange
+// (name): a panic is a *NotDoneError, an error or a nil Allocator says
+// which call failed.
+func newAllocator(p Parts, name string, newFn func(string) (servicenet.Allocator, error), arg string) (servicenet.Allocator, error) {
+	a, err := call(p.ServicesFrom, name, func() (servicenet.Allocator, error) { return newFn(arg) })
+	if err == nil && isNilValue(a) {
+		err = errors.New(name + " returned a nil Allocator")
+	}
+	if err != nil {
+		var nd *NotDoneError
+		if errors.As(err, &nd) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("cluster: %s: %s(%q): %w", from(p.ServicesFrom, "the service registry"), name, arg, err)
+	}
+	return a, nil
 }
 
 // serviceNetworkFile records, in the data directory, the service network

@@ -72,8 +72,8 @@ func (l *Loop) Listening() []string { return l.fwd.Listening() }
 func (l *Loop) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	svcs := informer.New(l.c, kindOf(&api.Service{}), "", informer.Options{})
-	slices := informer.New(l.c, kindOf(&api.EndpointSlice{}), "", informer.Options{})
+	svcs := informer.New(l.c, client.For[*api.Service](l.c).Kind(), "", informer.Options{})
+	slices := informer.New(l.c, client.For[*api.EndpointSlice](l.c).Kind(), "", informer.Options{})
 	kick := make(chan struct{}, 1)
 	changed := func() {
 		select {
@@ -116,14 +116,6 @@ func (l *Loop) Run(ctx context.Context) error {
 		case <-kick:
 		}
 	}
-}
-
-func kindOf(obj api.Object) api.Kind {
-	k, ok := api.KindOf(obj)
-	if !ok {
-		panic(fmt.Sprintf("proxy: %T is not a registered kind", obj))
-	}
-	return k
 }
 
 // sync renders the rules of what the caches hold and applies them. Rules
