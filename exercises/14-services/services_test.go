@@ -13,6 +13,8 @@ var testImpl = servicestest.Impl{
 	Slices:       Slices,
 	Rules:        Rules,
 	New:          New,
+	Lookup:       Lookup,
+	Env:          Env,
 }
 
 func TestServices(t *testing.T) { servicestest.Run(t, testImpl) }

@@ -17,6 +17,12 @@
 //     rules that send a connection for a Service's address to one of its
 //     ready endpoints: a RulesFunc, whose text is iptables-save's
 //     (upstream's pkg/proxy/iptables/proxier.go).
+//  4. The cluster's DNS server (CoreDNS's kubernetes plugin upstream)
+//     answers for Services by name, as the Kubernetes DNS specification
+//     says (cmd/kube-dns/SPEC.md, kubernetes/dns docs/specification.md):
+//     a LookupFunc. The kubelet tells each container where the Services
+//     of its namespace are through environment variables
+//     (pkg/kubelet/envvars/envvars.go and kubelet_pods.go): an EnvFunc.
 //
 // Each is plain data in and out (an Allocator's values are strings), or
 // a loop that talks to the apiserver through a client.Interface, so that
@@ -117,3 +123,67 @@ type Controller interface {
 // NewControllerFunc makes the EndpointSlice controller over the
 // apiserver c.
 type NewControllerFunc func(c client.Interface, opts Options) Controller
+
+// ClusterDomain is the cluster's DNS zone (the kubelet's --cluster-domain
+// as kubeadm sets it): a Service web in namespace default is
+// web.default.svc.cluster.local.
+const ClusterDomain = "cluster.local"
+
+// DNS record types and response codes, as a zone file and dig print them.
+const (
+	TypeA     = "A"
+	TypeAAAA  = "AAAA"
+	TypeSRV   = "SRV"
+	TypeCNAME = "CNAME"
+	TypeTXT   = "TXT"
+	TypePTR   = "PTR"
+
+	// NoError is an answer, perhaps with no records: the name exists.
+	NoError = "NOERROR"
+	// NXDomain says that the name does not exist.
+	NXDomain = "NXDOMAIN"
+)
+
+// Question is one DNS question for a name in the cluster's zone.
+type Question struct {
+	// Name is the name asked for, fully qualified with its final dot,
+	// in the case the client wrote it: "web.default.svc.cluster.local."
+	// or "Web.Default.SVC.cluster.local.".
+	Name string
+	// Type is the record type asked for: TypeA, TypeSRV, ...
+	Type string
+}
+
+// Record is one resource record of an answer, as a zone file writes it.
+type Record struct {
+	// Name is the record's owner name, fully qualified and lowercase.
+	Name string
+	// Type is TypeA, TypeSRV, ...
+	Type string
+	// TTL is how many seconds a resolver may keep the record.
+	TTL uint32
+	// Data is the record's data as a zone file writes it: "10.96.0.1"
+	// for an A record, "0 100 443 kubernetes.default.svc.cluster.local."
+	// (priority, weight, port, target) for an SRV record.
+	Data string
+}
+
+// Answer is the DNS server's reply to a Question.
+type Answer struct {
+	// Rcode is NoError or NXDomain.
+	Rcode string
+	// Records answer the question; none with NoError says that the name
+	// exists but has no records of the type asked for.
+	Records []Record
+}
+
+// LookupFunc answers q, a question for a name in ClusterDomain, from the
+// cluster's Services and EndpointSlices.
+type LookupFunc func(q Question, services []api.Service, slices []api.EndpointSlice) Answer
+
+// EnvFunc gives the service environment variables of the containers of
+// pod, from the cluster's Services: the Services of the pod's namespace
+// unless the pod turns them off, and the master Service kubernetes of
+// namespace default, sorted by name. The container's own env comes after
+// them, so a variable it sets wins.
+type EnvFunc func(pod api.Pod, services []api.Service) []api.EnvVar

@@ -20,6 +20,10 @@
 //     and EndpointSlices (pkg/proxy/iptables/proxier.go).
 //  4. Steps 17-19 (controller.go): the EndpointSlice controller's loop
 //     on a fake apiserver (pkg/controller/endpointslice/endpointslice_controller.go).
+//  5. Steps 20-22 (dns.go): the cluster DNS server's answers (the
+//     Kubernetes DNS specification, CoreDNS's kubernetes plugin).
+//  6. Step 23 (dns.go): the service environment variables of a
+//     container (pkg/kubelet/envvars).
 package servicestest
 
 import (
@@ -46,6 +50,10 @@ type Impl struct {
 	Rules servicenet.RulesFunc
 	// New makes the EndpointSlice controller.
 	New servicenet.NewControllerFunc
+	// Lookup answers the cluster DNS server's questions.
+	Lookup servicenet.LookupFunc
+	// Env gives a container's service environment variables.
+	Env servicenet.EnvFunc
 }
 
 // LoopTimeout bounds each of the loop's steps (17-19): each waits for
@@ -89,6 +97,10 @@ func Steps(impl Impl) []suite.Step {
 		loop("17-controller-sync", controllerSync),
 		loop("18-slice-changes", sliceChanges),
 		loop("19-retry", retryWrites),
+		step("20-dns-names", dnsNames),
+		step("21-dns-headless", dnsHeadless),
+		step("22-dns-srv", dnsSRVRecords),
+		step("23-service-env", serviceEnv),
 	}
 }
 
@@ -100,9 +112,10 @@ func need(t *suite.T, name string, fn any) {
 	}
 }
 
-// watched is impl with Slices and Rules checked for changing their
-// input: the controller's and the proxy's inputs are an informer's cache,
-// which every other reader shares, so a change there is a bug wherever
+// watched is impl with Slices, Rules, Lookup and Env checked for
+// changing their input: the inputs of the controller, the proxy, the DNS
+// server and the kubelet are an informer's cache, which every other
+// reader shares, so a change there is a bug wherever
 // it happens (upstream's informers hand out shared pointers, and their
 // readers must copy before they write).
 func watched(t *suite.T, impl Impl) Impl {
@@ -124,6 +137,28 @@ func watched(t *suite.T, impl Impl) Impl {
 			out := rulesFn(services, slices)
 			if after := snapshot(services, slices); after != before {
 				t.Errorf("Rules(%d services, %d slices) changed its input: never write to the Services or the slices; copy what you change", len(services), len(slices))
+			}
+			return out
+		}
+	}
+	if impl.Lookup != nil {
+		lookupFn := impl.Lookup
+		impl.Lookup = func(q servicenet.Question, services []api.Service, slices []api.EndpointSlice) servicenet.Answer {
+			before := snapshot(services, slices)
+			out := lookupFn(q, services, slices)
+			if after := snapshot(services, slices); after != before {
+				t.Errorf("Lookup(%s %s, %d services, %d slices) changed its input: never write to the Services or the slices; copy what you change", q.Name, q.Type, len(services), len(slices))
+			}
+			return out
+		}
+	}
+	if impl.Env != nil {
+		envFn := impl.Env
+		impl.Env = func(pod api.Pod, services []api.Service) []api.EnvVar {
+			before := snapshot(pod, services)
+			out := envFn(pod, services)
+			if after := snapshot(pod, services); after != before {
+				t.Errorf("Env(pod %s/%s, %d services) changed its input: never write to the pod or the Services; copy what you change", pod.Namespace, pod.Name, len(services))
 			}
 			return out
 		}

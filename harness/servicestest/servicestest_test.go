@@ -26,6 +26,8 @@ func solution() Impl {
 		Slices:       sol.Slices,
 		Rules:        sol.Rules,
 		New:          sol.New,
+		Lookup:       sol.Lookup,
+		Env:          sol.Env,
 	}
 }
 
@@ -34,6 +36,7 @@ var allSteps = []string{
 	"06-endpoints", "07-endpoint-conditions", "08-named-ports", "09-slice-size", "10-fewest-changes",
 	"11-chain-names", "12-cluster-ip-rules", "13-probability", "14-ready-endpoints", "15-no-endpoints", "16-session-affinity",
 	"17-controller-sync", "18-slice-changes", "19-retry",
+	"20-dns-names", "21-dns-headless", "22-dns-srv", "23-service-env",
 }
 
 // bug is a planted bug: an implementation and the steps it must fail.
@@ -49,7 +52,7 @@ type bug struct {
 // panics.
 func bugs() map[string]bug {
 	all := map[string]bug{"solution": {impl: solution}}
-	for _, part := range []map[string]bug{allocBugs, sliceBugs, ruleBugs} {
+	for _, part := range []map[string]bug{allocBugs, sliceBugs, ruleBugs, dnsBugs} {
 		for name, b := range part {
 			if _, dup := all[name]; dup {
 				panic("servicestest: two planted bugs named " + name)

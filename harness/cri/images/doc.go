@@ -1,5 +1,5 @@
 // Package images is the kata's container images: the small programs a
-// container runs (http-echo, sleep, crash, counter, hog) and the local
+// container runs (http-echo, sleep, crash, counter, hog, curl) and the local
 // registry that names them (kata/http-echo:2.0 runs http-echo with
 // -text "hello v2"), kept in a cluster's data directory.
 //

@@ -60,7 +60,7 @@ func Defaults() []Entry {
 		entry("kata/http-echo:2.0", "http-echo", "-text", "hello v2"),
 		entry("kata/http-echo:latest", "http-echo", "-text", "hello v2"),
 	}
-	for _, p := range []string{"sleep", "crash", "counter", "hog"} {
+	for _, p := range []string{"sleep", "crash", "counter", "hog", "curl"} {
 		es = append(es, entry("kata/"+p+":1.0", p), entry("kata/"+p+":latest", p))
 	}
 	sortEntries(es)

@@ -46,7 +46,7 @@ func TestOpenCreatesDefaults(t *testing.T) {
 		names = append(names, e.Image)
 	}
 	want := []string{
-		"kata/counter:1.0", "kata/counter:latest", "kata/crash:1.0", "kata/crash:latest",
+		"kata/counter:1.0", "kata/counter:latest", "kata/crash:1.0", "kata/crash:latest", "kata/curl:1.0", "kata/curl:latest",
 		"kata/hog:1.0", "kata/hog:latest", "kata/http-echo:1.0", "kata/http-echo:2.0", "kata/http-echo:latest",
 		"kata/sleep:1.0", "kata/sleep:latest",
 	}
@@ -156,7 +156,7 @@ func TestPush(t *testing.T) {
 		args           []string
 		want           string
 	}{
-		{"kata/x:1", "nginx", nil, `images: unknown program "nginx"; the programs are: counter, crash, hog, http-echo, sleep`},
+		{"kata/x:1", "nginx", nil, `images: unknown program "nginx"; the programs are: counter, crash, curl, hog, http-echo, sleep`},
 		{"kata/x:1", "http-echo", []string{"-txt", "x"}, "images: http-echo: flag provided but not defined: -txt"},
 		{"kata/x:1", "crash", []string{"-code", "300"}, "images: crash: -code 300: want 0 to 255"},
 		{"Kata/X:1", "sleep", nil, `images: invalid image name "Kata/X:1"`},

@@ -36,6 +36,7 @@ var programs = map[string]program{
 	"crash":     {"exit with -code after -after", "-code ... -after ...", crashFlags},
 	"counter":   {"print a counter and the time every -every", "-every ...", counterFlags},
 	"hog":       {"allocate -mb MiB of memory, -step-mb at a time, and hold it", "-mb ...", hogFlags},
+	"curl":      {"fetch -url over HTTP, once or every -every, resolving its name through $KATA_DNS_SERVER as a pod does", "-url ...", curlFlags},
 }
 
 func isProgram(name string) bool { _, ok := programs[name]; return ok }

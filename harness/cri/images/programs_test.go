@@ -306,21 +306,23 @@ func TestBadArguments(t *testing.T) {
 		t.Errorf(`Run("http-echo", -txt x) stderr = %q, want the usage with its flags`, errw.String())
 	}
 	errw.Reset()
-	if code := Run("nope", nil, io.Discard, &errw, nil); code != 127 || !strings.Contains(errw.String(), "the programs are: counter, crash, hog, http-echo, sleep") {
+	if code := Run("nope", nil, io.Discard, &errw, nil); code != 127 || !strings.Contains(errw.String(), "the programs are: counter, crash, curl, hog, http-echo, sleep") {
 		t.Errorf(`Run("nope") = exit %d, stderr %q; want 127 and the list of programs`, code, errw.String())
 	}
 	if code := Run("sleep", []string{"-h"}, io.Discard, io.Discard, nil); code != 0 {
 		t.Errorf(`Run("sleep", -h) = exit %d, want 0`, code)
 	}
+	// The arguments a program needs at least (none for most).
+	least := map[string][]string{"curl": {"-url", "http://web"}}
 	for _, p := range Programs() {
-		if err := Check(p, nil); err != nil {
-			t.Errorf("Check(%q, nil) = %v, want nil", p, err)
+		if err := Check(p, least[p]); err != nil {
+			t.Errorf("Check(%q, %q) = %v, want nil", p, least[p], err)
 		}
 	}
 }
 
 func TestPrograms(t *testing.T) {
-	want := []string{"counter", "crash", "hog", "http-echo", "sleep"}
+	want := []string{"counter", "crash", "curl", "hog", "http-echo", "sleep"}
 	if got := Programs(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Programs() = %q, want %q", got, want)
 	}

@@ -64,6 +64,9 @@ var deniedHarness = []struct{ path, why string }{
 	// k8s.io/apimachinery's codecs; its module also has the label
 	// selectors of exercise 02 and the machinery of exercise 04.
 	{"harness/protoedge", "k8s.io/apimachinery behind the apiserver"},
+	// The cluster's DNS server, on github.com/miekg/dns: a server, not
+	// a contract, and a library an exercise has no use for.
+	{"harness/clusterdns", "the cluster's DNS server on github.com/miekg/dns"},
 	// Runs the whole cluster from its parts, reference ones included.
 	{"harness/cluster", "runs a cluster"},
 	// Serves and calls every exercise's contract across a process
