@@ -89,11 +89,10 @@ func BootstrapKubernetesService(ctx context.Context, c client.Interface, cidr, h
 	if err != nil {
 		return fmt.Errorf("cluster: bootstrap: the apiserver's port %q: %w", portText, err)
 	}
-	prefix, err := netip.ParsePrefix(cidr)
+	first, err := nthAddress(cidr, 1)
 	if err != nil {
-		return fmt.Errorf("cluster: bootstrap: the service range %q: %w", cidr, err)
+		return fmt.Errorf("cluster: bootstrap: %w", err)
 	}
-	first := prefix.Masked().Addr().Next().String()
 	labels := map[string]string{"provider": "kubernetes", "component": "apiserver"}
 	ports := []api.ServicePort{{Name: "https", Protocol: api.ProtocolTCP, Port: 443, TargetPort: api.FromInt(port)}}
 	svcs := client.For[*api.Service](c)
@@ -138,4 +137,22 @@ func BootstrapKubernetesService(ctx context.Context, c client.Interface, cidr, h
 		return fmt.Errorf("cluster: bootstrap: EndpointSlice default/%s: %w", KubernetesServiceName, err)
 	}
 	return nil
+}
+
+// nthAddress is the n-th address of cidr after its network address:
+// 1 is the Service kubernetes's, 10 the cluster DNS server's (kubeadm's
+// kube-dns is 10.96.0.10 of 10.96.0.0/12).
+func nthAddress(cidr string, n int) (string, error) {
+	prefix, err := netip.ParsePrefix(cidr)
+	if err != nil {
+		return "", fmt.Errorf("cluster: the service range %q: %w", cidr, err)
+	}
+	a := prefix.Masked().Addr()
+	for range n {
+		a = a.Next()
+	}
+	if !prefix.Contains(a) {
+		return "", fmt.Errorf("cluster: the service range %q has no address %d", cidr, n)
+	}
+	return a.String(), nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/kubekata/kubekata/harness/cri/images"
 	"github.com/kubekata/kubekata/harness/cri/process"
 	"github.com/kubekata/kubekata/harness/kubelets"
+	"github.com/kubekata/kubekata/harness/servicenet"
 )
 
 // MaxNodes is the most kubelets a cluster runs: node N's pods take their
@@ -27,6 +28,11 @@ const podNetFirst, podNetLast = 244, 100
 // 127.X.0.0/16, below the pod networks: 127.96.0.0/16 is the first
 // (servicenet.DefaultServiceCIDR).
 const serviceNetFirst, serviceNetLast = 96, 51
+
+// ClusterDNSPort is the port of the cluster DNS server, on the service
+// network's tenth address: DNS's own port 53 needs privileges a learner's
+// laptop does not give, so the kata images' resolver asks this one.
+const ClusterDNSPort = 1053
 
 // Node is what the cluster gives the kubelet it runs as node-N.
 type Node struct {
@@ -49,6 +55,15 @@ type Node struct {
 	// first host address, which the runtime never gives a pod), is the
 	// node's own: its InternalIP and its pods' hostIP.
 	PodCIDR, Address string
+	// DNSServer is the cluster DNS server, HOST:PORT, which each
+	// container hears of with its search domains (images.EnvDNSServer
+	// and the others); "" when the cluster runs none.
+	DNSServer string
+	// ServiceEnv gives the service environment variables of a pod's
+	// containers (Parts.ServiceEnv; ServicesFrom says where it comes
+	// from); nil gives none.
+	ServiceEnv   servicenet.EnvFunc
+	ServicesFrom string
 }
 
 // newNode is node-n of a cluster in dataDir whose pod network is
@@ -63,9 +78,11 @@ func newNode(dataDir string, x, n int) Node {
 // a process runtime (harness/cri/process) whose containers are real OS
 // processes running the cluster program's own binary, which must call
 // images.Dispatch first in main (Main does). The runtime pulls from the
-// registry in the data directory. When the kubelet's Run returns, the
-// runtime is closed, which kills every container it started: no process
-// outlives the cluster.
+// registry in the data directory. Each container the kubelet creates gets
+// the node's DNSServer and its pod's service variables (n.ServiceEnv)
+// before its own (podEnv). When the kubelet's Run returns, the runtime is
+// closed, which kills every container it started: no process outlives
+// the cluster.
 func ProcessKubelet(newKubelet kubelets.NewFunc) func(client.Interface, Node) (Component, error) {
 	return func(c client.Interface, n Node) (Component, error) {
 		reg, err := images.Open(n.DataDir)
@@ -79,10 +96,11 @@ func ProcessKubelet(newKubelet kubelets.NewFunc) func(client.Interface, Node) (C
 		if err != nil {
 			return nil, fmt.Errorf("cluster: %s: %w", n.Name, err)
 		}
+		pe := newPodEnv(rt, c, n.ServiceEnv, n.ServicesFrom, n.DNSServer)
 		k := newKubelet(c, kubelets.Options{
 			NodeName:     n.Name,
 			Address:      n.Address,
-			Runtime:      rt,
+			Runtime:      pe,
 			RootDir:      n.Dir,
 			StaticPodDir: filepath.Join(n.Dir, "manifests"),
 		})
@@ -90,18 +108,30 @@ func ProcessKubelet(newKubelet kubelets.NewFunc) func(client.Interface, Node) (C
 			_ = rt.Close()
 			return nil, errors.New("New returned a nil kubelet")
 		}
-		return &processKubelet{k: k, rt: rt}, nil
+		return &processKubelet{k: k, rt: rt, env: pe}, nil
 	}
 }
 
 // processKubelet runs a kubelet, then closes its runtime.
 type processKubelet struct {
-	k  kubelets.Kubelet
-	rt *process.Runtime
+	k   kubelets.Kubelet
+	rt  *process.Runtime
+	env *podEnv
 }
 
+// Run fills the Services cache the containers' variables come from,
+// runs the kubelet, then closes its runtime.
 func (p *processKubelet) Run(ctx context.Context) error {
 	defer p.rt.Close()
+	ictx, cancel := context.WithCancel(ctx)
+	done, err := p.env.start(ictx)
+	defer func() {
+		cancel()
+		<-done
+	}()
+	if err != nil {
+		return nil // stopped before the cache filled
+	}
 	return p.k.Run(ctx)
 }
 

@@ -91,6 +91,17 @@ type Parts struct {
 	// endpoint serves them (kata proxy rules). Absent: nothing answers
 	// on a Service's address.
 	Proxy func(client.Interface) Component
+	// DNS is the cluster DNS server (harness/clusterdns over exercise
+	// 14's Lookup) listening on addr, UDP and TCP: the service network's
+	// tenth address (as kubeadm gives kube-dns 10.96.0.10) on port
+	// ClusterDNSPort. Containers hear of it through their environment
+	// (the kata images' resolver reads it). Absent, or without
+	// ServiceIPs: no name resolves in the cluster.
+	DNS func(c client.Interface, addr string) Component
+	// ServiceEnv gives the service environment variables of a pod's
+	// containers (exercise 14's Env), which the cluster puts before
+	// each container's own when a kubelet creates it. Absent: none.
+	ServiceEnv servicenet.EnvFunc
 
 	// StoreFrom, APIServerFrom, PipelineFrom, SchedulerFrom,
 	// ControllersFrom and KubeletFrom say where the parts come from

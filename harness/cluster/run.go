@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -461,12 +462,34 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 		}
 		start("the controllers", m)
 	}
+	// The cluster DNS server, before the kubelets, whose containers are
+	// told where it is. It reads Services and EndpointSlices as
+	// kube-proxy does (system:node-proxier grants what CoreDNS's role
+	// grants of them).
+	var dnsAddr string
+	if p.DNS != nil && p.ServiceIPs != nil && serviceCIDR != "" {
+		ip, err := nthAddress(serviceCIDR, 10)
+		if err != nil {
+			return err
+		}
+		dnsAddr = net.JoinHostPort(ip, strconv.Itoa(ClusterDNSPort))
+		c, err := clientOf("kube-proxy")
+		if err != nil {
+			return err
+		}
+		d := p.DNS(c, dnsAddr)
+		if isNil(d) {
+			return errors.New("cluster: the cluster DNS server: DNS returned a nil component")
+		}
+		start("the cluster DNS server", d)
+	}
 	if p.Kubelet != nil {
 		if o.Nodes > MaxNodes {
 			return fmt.Errorf("cluster: %d nodes, at most %d", o.Nodes, MaxNodes)
 		}
 		for i := 1; i <= o.Nodes; i++ {
 			n := newNode(o.DataDir, podNet, i)
+			n.DNSServer, n.ServiceEnv, n.ServicesFrom = dnsAddr, p.ServiceEnv, p.ServicesFrom
 			c, err := clientOf(n.Name)
 			if err != nil {
 				return err
@@ -515,7 +538,7 @@ func Run(ctx context.Context, p Parts, o Options) (err error) {
 		fmt.Fprintf(stderr, "cluster: the kubelet on %s is stopped (the admin endpoint asked), and its containers with it\n", name)
 		return nil
 	}
-	stopAdmin, err := serveAdmin(o.DataDir, store, stopNode, rules, stderr)
+	stopAdmin, err := serveAdmin(o.DataDir, store, stopNode, rules, dnsAddr, stderr)
 	if err != nil {
 		return err
 	}
@@ -666,7 +689,7 @@ func waitAllowed(ctx context.Context, hc *http.Client, url string, timeout time.
 
 // serveAdmin starts the admin endpoint on loopback and publishes it in
 // DIR/admin.json; the returned func stops it and removes the file.
-func serveAdmin(dir string, store storage.Store, stopNode func(string) error, rules func() (string, bool), log io.Writer) (func(), error) {
+func serveAdmin(dir string, store storage.Store, stopNode func(string) error, rules func() (string, bool), dns string, log io.Writer) (func(), error) {
 	token, err := admin.NewToken()
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
@@ -697,7 +720,7 @@ func serveAdmin(dir string, store storage.Store, stopNode func(string) error, ru
 		}
 		wg.Wait()
 	}
-	if err := admin.Write(dir, admin.Info{Address: ln.Addr().String(), Token: token, PID: os.Getpid()}); err != nil {
+	if err := admin.Write(dir, admin.Info{Address: ln.Addr().String(), Token: token, PID: os.Getpid(), DNS: dns}); err != nil {
 		stop()
 		return nil, fmt.Errorf("cluster: %w", err)
 	}

@@ -537,9 +537,9 @@ func TestSchedulerMisbehaviourCostsOnlyItsSteps(t *testing.T) {
 	})
 }
 
-// svcMutatesSource is exercise 14's reference with Slices and Rules that
-// write to their input after answering: the change crosses back, and the
-// suite's check sees it as in one process.
+// svcMutatesSource is exercise 14's reference with Slices, Rules, Lookup
+// and Env that write to their input after answering: the change crosses
+// back, and the suite's check sees it as in one process.
 const svcMutatesSource = `package svcmutates
 
 import (
@@ -572,6 +572,22 @@ func Rules(svcs []api.Service, slices []api.EndpointSlice) string {
 	}
 	return out
 }
+
+func Lookup(q servicenet.Question, svcs []api.Service, slices []api.EndpointSlice) servicenet.Answer {
+	out := services.Lookup(q, svcs, slices)
+	for i := range slices {
+		slices[i].Name = "touched"
+	}
+	return out
+}
+
+func Env(pod api.Pod, svcs []api.Service) []api.EnvVar {
+	out := services.Env(pod, svcs)
+	if pod.Spec.EnableServiceLinks != nil {
+		*pod.Spec.EnableServiceLinks = !*pod.Spec.EnableServiceLinks
+	}
+	return out
+}
 `
 
 func TestServicesInputChangesCrossBack(t *testing.T) {
@@ -583,5 +599,10 @@ func TestServicesInputChangesCrossBack(t *testing.T) {
 	for _, step := range []string{"11-chain-names", "12-cluster-ip-rules", "13-probability", "14-ready-endpoints", "15-no-endpoints", "16-session-affinity"} {
 		failing[step] = ") changed its input"
 	}
+	for _, step := range []string{"20-dns-names", "21-dns-headless", "22-dns-srv"} {
+		failing[step] = " slices) changed its input"
+	}
+	// Only the pods whose enableServiceLinks is set see the change.
+	failing["23-service-env"] = " services) changed its input"
 	gradeCostsOnly(t, "svcmutates", "14-services", failing)
 }

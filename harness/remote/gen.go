@@ -183,6 +183,8 @@ var bindings = map[string]binding{
 		Slices:       impl.Slices,
 		Rules:        impl.Rules,
 		New:          impl.New,
+		Lookup:       impl.Lookup,
+		Env:          impl.Env,
 	})`,
 		run: "servicestest.Run(t, remote.Services(p))",
 	},

@@ -16,7 +16,7 @@ import (
 )
 
 // Exercise 14 across the boundary:
-//   - Slices and Rules are pure calls; what they changed in their
+//   - Slices, Rules, Lookup and Env are pure calls; what they changed in their
 //     arguments comes back and is written over the caller's, so that the
 //     suite sees a change to its input as it would in one process.
 //   - NewIPRange and NewPortRange make a handle: the Allocator lives in
@@ -43,6 +43,23 @@ type (
 	}
 	rulesResult struct {
 		Rules   string          `json:"rules"`
+		Changed json.RawMessage `json:"changed,omitempty"`
+	}
+	lookupArgs struct {
+		Question servicenet.Question `json:"question"`
+		Services []api.Service       `json:"services"`
+		Slices   []api.EndpointSlice `json:"slices"`
+	}
+	lookupResult struct {
+		Answer  servicenet.Answer `json:"answer"`
+		Changed json.RawMessage   `json:"changed,omitempty"`
+	}
+	envArgs struct {
+		Pod      api.Pod       `json:"pod"`
+		Services []api.Service `json:"services"`
+	}
+	envResult struct {
+		Env     []api.EnvVar    `json:"env"`
 		Changed json.RawMessage `json:"changed,omitempty"`
 	}
 	newRangeResult struct {
@@ -177,6 +194,24 @@ func ServicesService(impl servicestest.Impl) Service {
 			res.Changed = changedArgs(c, &a)
 			return resultFrame(res, nil)
 		},
+		"services.Lookup": func(c *serverCall) *frame {
+			var a lookupArgs
+			if f := c.decode(&a); f != nil {
+				return f
+			}
+			res := lookupResult{Answer: impl.Lookup(a.Question, a.Services, a.Slices)}
+			res.Changed = changedArgs(c, &a)
+			return resultFrame(res, nil)
+		},
+		"services.Env": func(c *serverCall) *frame {
+			var a envArgs
+			if f := c.decode(&a); f != nil {
+				return f
+			}
+			res := envResult{Env: impl.Env(a.Pod, a.Services)}
+			res.Changed = changedArgs(c, &a)
+			return resultFrame(res, nil)
+		},
 		"endpointslice.New": func(c *serverCall) *frame {
 			var a sliceControllerArgs
 			if f := c.decode(&a); f != nil {
@@ -238,6 +273,24 @@ func Services(p *Program) servicestest.Impl {
 			}
 			return out.Rules
 		},
+		Lookup: func(q servicenet.Question, services []api.Service, slices []api.EndpointSlice) servicenet.Answer {
+			var out lookupResult
+			p.pure("services.Lookup", lookupArgs{Question: q, Services: services, Slices: slices}, &out)
+			if a, ok := changed[lookupArgs](out.Changed); ok {
+				copy(services, a.Services)
+				copy(slices, a.Slices)
+			}
+			return out.Answer
+		},
+		Env: func(pod api.Pod, services []api.Service) []api.EnvVar {
+			var out envResult
+			p.pure("services.Env", envArgs{Pod: pod, Services: services}, &out)
+			if a, ok := changed[envArgs](out.Changed); ok {
+				writeBackPod(&pod, &a.Pod)
+				copy(services, a.Services)
+			}
+			return out.Env
+		},
 	}
 }
 
@@ -294,3 +347,21 @@ func (a *remoteAllocator) Release(v string) error {
 func (a *remoteAllocator) Has(v string) bool { return a.call("allocator.Has", v).Has }
 
 func (a *remoteAllocator) Free() int { return a.call("allocator.Free", "").Free }
+
+// writeBackPod writes what a call changed in a pod it got by value over
+// the parts the caller shares with it: its maps, its containers and the
+// value of spec.enableServiceLinks.
+func writeBackPod(dst, src *api.Pod) {
+	for _, m := range []struct{ dst, src map[string]string }{
+		{dst.Labels, src.Labels}, {dst.Annotations, src.Annotations},
+	} {
+		if m.dst != nil {
+			clear(m.dst)
+			maps.Copy(m.dst, m.src)
+		}
+	}
+	copy(dst.Spec.Containers, src.Spec.Containers)
+	if dst.Spec.EnableServiceLinks != nil && src.Spec.EnableServiceLinks != nil {
+		*dst.Spec.EnableServiceLinks = *src.Spec.EnableServiceLinks
+	}
+}

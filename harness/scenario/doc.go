@@ -74,7 +74,11 @@
 //     kubelet and its containers, as a node that fails (through the
 //     program's admin endpoint); pod-processes [--gone] NS/NAME counts
 //     the live processes of a pod's containers in this cluster, or
-//     waits until there is none (Linux's /proc).
+//     waits until there is none (Linux's /proc); pod-logs NS/NAME REGEXP
+//     waits for a line of a pod's log (pods/log) that matches, so that a
+//     pod's program (kata/curl) can say what it reached; dns-lookup
+//     [--srv] NAME asks the cluster DNS server for a name's addresses
+//     (or SRV records), and `! dns-lookup NAME` waits until it has none.
 //
 // Scenario files are named <area>_<behaviour>.txtar and open with a
 // header that says what they show and which exercises they need

@@ -598,12 +598,21 @@ var plantedServicesBugs = []plantedBug{
 	{"taken-handed-out", []string{"service_endpoints"}},
 	// A deleted Service's address stays taken.
 	{"release-ignored", []string{"service_endpoints"}},
-	// Every endpoint says not ready.
-	{"never-ready", []string{"service_endpoints"}},
+	// Every endpoint says not ready: web's address answers nothing,
+	// and a headless Service's name has no address.
+	{"never-ready", []string{"service_endpoints", "service_dns"}},
 	// Every connection goes to the first endpoint.
 	{"first-endpoint-only", []string{"service_endpoints"}},
 	// A pod whose readiness fails keeps getting connections.
 	{"unready-kept", []string{"service_endpoints"}},
+	// A Service's name answers with its pods' addresses.
+	{"cluster-ip-hidden", []string{"service_dns"}},
+	// A named port has no SRV record.
+	{"srv-missing", []string{"service_dns"}},
+	// A deleted Service keeps its name.
+	{"stale-answers", []string{"service_dns"}},
+	// Containers hear of no Service through their variables.
+	{"env-none", []string{"service_dns"}},
 }
 
 // Each scenario of exercise 14 fails, at one of its checks, against the

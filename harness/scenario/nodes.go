@@ -2,11 +2,15 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -279,6 +283,159 @@ func cmdProxyRules(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if time.Now().After(deadline) {
 			ts.Fatalf("proxy-rules: after %v: %s", timeout, last)
+		}
+		time.Sleep(50 * time.Millisecond) // polling the condition, with the deadline above
+	}
+}
+
+// pod-logs [--timeout D] NAMESPACE/NAME REGEXP waits until the log of
+// pod NAMESPACE/NAME (its first container's, read through the
+// apiserver's pods/log as kubectl logs reads it) has a line that matches
+// REGEXP, and prints the matching lines: a pod's program says what it
+// saw (kata/curl: each answer it got), and the scenario checks it. It
+// reads again every 100ms, for at most D (the wait timeout).
+func cmdPodLogs(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "pod-logs")
+	const usage = "usage: pod-logs [--timeout D] NAMESPACE/NAME REGEXP"
+	st := stateOf(ts)
+	args, timeout := timeoutFlag(ts, args, st.cfg.WaitTimeout, usage)
+	if len(args) != 2 {
+		ts.Fatalf("%s", usage)
+	}
+	ns, name, ok := strings.Cut(args[0], "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		ts.Fatalf("%s", usage)
+	}
+	re, err := regexp.Compile(args[1])
+	if err != nil {
+		ts.Fatalf("pod-logs: %v", err)
+	}
+	k := st.running(ts, "pod-logs")
+	path := "/api/v1/namespaces/" + url.PathEscape(ns) + "/pods/" + url.PathEscape(name) + "/log"
+	deadline := time.Now().Add(timeout)
+	last := ""
+	for {
+		ctx, cancel := requestContext()
+		resp, err := k.do(ctx, http.MethodGet, path, nil, "", nil)
+		var text string
+		if err == nil {
+			var b []byte
+			b, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			text = string(b)
+			if err == nil && resp.StatusCode != http.StatusOK {
+				err = fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(text))
+			}
+		}
+		cancel()
+		if err != nil {
+			last = err.Error()
+		} else {
+			var hits []string
+			for _, line := range strings.Split(text, "\n") {
+				if re.MatchString(line) {
+					hits = append(hits, line)
+				}
+			}
+			if len(hits) > 0 {
+				fmt.Fprintln(ts.Stdout(), strings.Join(hits, "\n"))
+				return
+			}
+			last = "no line matches; the log's last lines:\n" + lastLines(text, 10)
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("pod-logs %s/%s %q: after %v: %s", ns, name, args[1], timeout, last)
+		}
+		time.Sleep(100 * time.Millisecond) // polling the condition, with the deadline above
+	}
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// dns-lookup [--srv] [--count N] [--timeout D] NAME asks the cluster's
+// DNS server (exercise 14's Lookup behind harness/clusterdns) for NAME,
+// fully qualified, as a pod's resolver would, and prints the answer
+// sorted, one record a line: the addresses of its A records, or with
+// --srv "PORT TARGET" for each SRV record. It asks again every 50ms
+// until there is an answer (exactly N records with --count), for at
+// most D (the wait timeout): the server follows the apiserver through
+// its informers. `! dns-lookup NAME` waits until NAME does not resolve.
+func cmdDNSLookup(ts *testscript.TestScript, neg bool, args []string) {
+	const usage = "usage: dns-lookup [--srv] [--count N] [--timeout D] NAME"
+	st := stateOf(ts)
+	args, timeout := timeoutFlag(ts, args, st.cfg.WaitTimeout, usage)
+	srv, count := false, -1
+	for len(args) > 1 {
+		switch {
+		case args[0] == "--srv":
+			srv, args = true, args[1:]
+		case args[0] == "--count" && len(args) > 2:
+			n, err := strconv.Atoi(args[1])
+			if err != nil || n < 1 {
+				ts.Fatalf("%s (N from 1)", usage)
+			}
+			count, args = n, args[2:]
+		default:
+			ts.Fatalf("%s", usage)
+		}
+	}
+	if len(args) != 1 || args[0] == "" || (neg && count > 0) {
+		ts.Fatalf("%s", usage)
+	}
+	st.running(ts, "dns-lookup")
+	server, err := program.DNSServer(st.dataDir)
+	if err != nil {
+		ts.Fatalf("dns-lookup: %v", err)
+	}
+	name := strings.TrimSuffix(args[0], ".") + "."
+	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, server)
+	}}
+	deadline := time.Now().Add(timeout)
+	last := ""
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), httpTimeout)
+		var got []string
+		var err error
+		if srv {
+			var rs []*net.SRV
+			if _, rs, err = r.LookupSRV(ctx, "", "", name); err == nil {
+				for _, s := range rs {
+					got = append(got, fmt.Sprintf("%d %s", s.Port, s.Target))
+				}
+			}
+		} else {
+			got, err = r.LookupHost(ctx, name)
+		}
+		cancel()
+		slices.Sort(got)
+		var dnsErr *net.DNSError
+		notFound := errors.As(err, &dnsErr) && dnsErr.IsNotFound
+		switch {
+		case neg && notFound:
+			return
+		case neg && err == nil:
+			last = "it still resolves: " + strings.Join(got, ", ")
+		case err != nil && !notFound:
+			last = err.Error()
+		case err != nil:
+			last = "it does not resolve: " + err.Error()
+		case count > 0 && len(got) != count:
+			last = fmt.Sprintf("%d records, want %d: %s", len(got), count, strings.Join(got, ", "))
+		default:
+			fmt.Fprintln(ts.Stdout(), strings.Join(got, "\n"))
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("dns-lookup %s (server %s): after %v: %s", name, server, timeout, last)
 		}
 		time.Sleep(50 * time.Millisecond) // polling the condition, with the deadline above
 	}

@@ -259,6 +259,10 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"kubelet-stop": cmdKubeletStop,
 		// pod-processes [--gone] [--timeout D] NS/NAME counts the pod's container processes, or waits until none is left (Linux).
 		"pod-processes": cmdPodProcesses,
+		// pod-logs [--timeout D] NS/NAME REGEXP waits for a line of the pod's log that matches, and prints the matching lines.
+		"pod-logs": cmdPodLogs,
+		// dns-lookup [--srv] [--count N] [--timeout D] NAME asks the cluster DNS server for NAME's A (or SRV) records; with '!', waits until it does not resolve.
+		"dns-lookup": cmdDNSLookup,
 	}
 }
 

@@ -309,6 +309,20 @@ func ProxyRules(ctx context.Context, dataDir string) (string, error) {
 	return text, nil
 }
 
+// DNSServer is the HOST:PORT of the DNS server of the cluster running
+// with its data in dataDir, UDP and TCP (exercise 14's Lookup answers
+// it); an error when no cluster runs there or it runs no DNS server.
+func DNSServer(dataDir string) (string, error) {
+	info, err := admin.Read(dataDir)
+	if err != nil {
+		return "", fmt.Errorf("program: %w", err)
+	}
+	if info.DNS == "" {
+		return "", errors.New("program: the cluster runs no DNS server (it runs one once exercise 14 is finished)")
+	}
+	return info.DNS, nil
+}
+
 // ErrNoCluster is the error of SaveSnapshot and SaveSnapshotFile when no
 // cluster runs with its data in the directory (an fs.ErrNotExist too).
 var ErrNoCluster = admin.ErrNoCluster

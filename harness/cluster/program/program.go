@@ -134,9 +134,13 @@ type Wiring struct {
 	// options, beside the others or alone; and kube-proxy
 	// (harness/proxy.Loop, Parts.Proxy) forwards each connection to a
 	// Service's address by the package's
-	// Rules([]api.Service, []api.EndpointSlice) string. "": a Service
-	// gets no ClusterIP and no EndpointSlices, and nothing answers on
-	// its address.
+	// Rules([]api.Service, []api.EndpointSlice) string; the cluster DNS
+	// server (harness/clusterdns, Parts.DNS) answers with its
+	// Lookup(servicenet.Question, []api.Service, []api.EndpointSlice)
+	// servicenet.Answer, and each container gets the variables of its
+	// Env(api.Pod, []api.Service) []api.EnvVar (Parts.ServiceEnv). "": a
+	// Service gets no ClusterIP, no EndpointSlices and no name, and
+	// nothing answers on its address.
 	Services string
 }
 
@@ -223,6 +227,7 @@ func (w Wiring) Source() ([]byte, error) {
 		fmt.Fprintf(&b, "\tservices %q\n", w.Services)
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/servicenet")
 		fmt.Fprintf(&b, "\t%q\n", m+"/harness/proxy")
+		fmt.Fprintf(&b, "\t%q\n", m+"/harness/clusterdns")
 		b.WriteString("\t\"os\"\n")
 	}
 	if w.Scheduler != "" || w.controllers() {
@@ -336,6 +341,10 @@ func (w Wiring) Source() ([]byte, error) {
 		b.WriteString("\t\tProxy: func(c client.Interface) cluster.Component { return proxy.NewLoop(c, services.Rules, proxy.LoopOptions{Log: os.Stderr}) },\n")
 		b.WriteString("\t\tServiceIPs: services.NewIPRange,\n")
 		b.WriteString("\t\tNodePorts: services.NewPortRange,\n")
+		// The cluster DNS server answers with exercise 14's Lookup;
+		// each container gets its Env's variables.
+		b.WriteString("\t\tDNS: func(c client.Interface, addr string) cluster.Component { return clusterdns.New(c, services.Lookup, clusterdns.Options{Addr: addr, Log: os.Stderr}) },\n")
+		b.WriteString("\t\tServiceEnv: services.Env,\n")
 		fmt.Fprintf(&b, "\t\tServicesFrom: %s,\n", strconv.Quote(w.from(w.Services)))
 	}
 	fmt.Fprintf(&b, "\t\tNotDone: %s,\n", strconv.Quote(notDone))

@@ -488,17 +488,6 @@ func upFinished(env *Env, root, cmd string, hasSolutions, etcd bool) (finished, 
 	return done, nil
 }
 
-// futurePart is a part whose exercise is not wired into the cluster yet.
-type futurePart struct {
-	part, topic, number, absent string
-}
-
-// futureParts are the parts after the apiserver, with what a user sees
-// while each is absent (DESIGN: the cluster says what is missing).
-var futureParts = []futurePart{
-	{"cluster DNS", "dns", "", "Service names do not resolve (web.default.svc.cluster.local); use the ClusterIP"},
-}
-
 // printParts prints one table: each part, where it comes from, and what
 // a user will see because of it.
 func printParts(env *Env, w program.Wiring, done finished, nodes int) {
@@ -642,18 +631,11 @@ func printParts(env *Env, w program.Wiring, done finished, nodes int) {
 	switch {
 	case w.Services != "":
 		rows = append(rows, row{"services", rel(w.Services),
-			"a Service gets a ClusterIP from 127.96.0.0/16 (NodePorts from 30000-32767) and EndpointSlices that list its ready pods; kube-proxy forwards a connection to ClusterIP:port to one of them, by your rules (kata proxy rules); the Service kubernetes in default points at the apiserver"})
+			"a Service gets a ClusterIP from 127.96.0.0/16 (NodePorts from 30000-32767) and EndpointSlices that list its ready pods; kube-proxy forwards a connection to ClusterIP:port to one of them, by your rules (kata proxy rules); the Service kubernetes in default points at the apiserver; the cluster DNS server (the service network's tenth address, port 1053) answers for web.default.svc.cluster.local by your Lookup, and each container gets your Env's variables (WEB_SERVICE_HOST, ...)"})
 	case inCourse(servicesID):
 		rows = append(rows, row{"services", "absent (14 not finished)", noServices})
 	default:
 		rows = append(rows, row{"services", "absent (not in the course yet)", noServices})
-	}
-	for _, f := range futureParts {
-		from := "absent (not in the course yet)"
-		if inCourse(f.topic) {
-			from = "absent (not in kata up yet)"
-		}
-		rows = append(rows, row{f.part, from, f.absent})
 	}
 	wp, wf := len("part"), len("from")
 	for _, r := range rows {

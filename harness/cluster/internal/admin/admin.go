@@ -51,6 +51,9 @@ type Info struct {
 	Token string `json:"token"`
 	// PID is the cluster program's process id, for messages.
 	PID int `json:"pid"`
+	// DNS is the cluster DNS server's HOST:PORT (UDP and TCP), or ""
+	// when the cluster runs none.
+	DNS string `json:"dns,omitempty"`
 }
 
 // NewToken is 32 random bytes in hex.

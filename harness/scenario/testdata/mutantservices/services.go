@@ -9,7 +9,9 @@
 // bug sits between the EndpointSlice controller and the apiserver, in
 // the client it is given (every endpoint it writes says not ready); the
 // rules bugs edit the reference's rules (no statistic match) or what
-// they are given (every endpoint ready). It
+// they are given (every endpoint ready); the DNS bugs edit what the
+// reference's Lookup is given (every Service headless) or answers (no
+// SRV record; an old answer kept), and the variables bug drops Env's. It
 // lives under testdata and is compiled only through go build -overlay
 // (TestServicesScenariosCatchPlantedBugs), as
 // harness/scenario/internal/mutantservices: no build, vet or student copy
@@ -20,6 +22,8 @@ import (
 	"context"
 	"os"
 	"regexp"
+	"strings"
+	"sync"
 
 	services "github.com/kubekata/kubekata/solutions/14-services"
 
@@ -28,8 +32,8 @@ import (
 	"github.com/kubekata/kubekata/harness/servicenet"
 )
 
-// Env names the planted bug.
-const Env = "KATA_SCENARIO_MUTANT"
+// MutantEnv names the planted bug.
+const MutantEnv = "KATA_SCENARIO_MUTANT"
 
 // The planted bugs.
 const (
@@ -48,6 +52,16 @@ const (
 	// UnreadyKept: the rules see every endpoint ready, so a pod whose
 	// readiness fails still gets connections.
 	UnreadyKept = "unready-kept"
+	// ClusterIPHidden: a Service with a ClusterIP answers with its
+	// endpoints' addresses, as if it were headless.
+	ClusterIPHidden = "cluster-ip-hidden"
+	// SRVMissing: no named port has an SRV record.
+	SRVMissing = "srv-missing"
+	// StaleAnswers: a name that once resolved keeps its last answer,
+	// so a deleted Service keeps its name.
+	StaleAnswers = "stale-answers"
+	// EnvNone: containers get no service variables.
+	EnvNone = "env-none"
 )
 
 // statistic is the match that gives endpoint i of n its 1/(n-i).
@@ -55,7 +69,7 @@ var statistic = regexp.MustCompile(` -m statistic --mode random --probability \S
 
 // Rules is the reference's with the bug $KATA_SCENARIO_MUTANT names.
 func Rules(svcs []api.Service, slices []api.EndpointSlice) string {
-	if os.Getenv(Env) == UnreadyKept {
+	if os.Getenv(MutantEnv) == UnreadyKept {
 		yes := true
 		slices = append([]api.EndpointSlice(nil), slices...)
 		for i := range slices {
@@ -67,7 +81,7 @@ func Rules(svcs []api.Service, slices []api.EndpointSlice) string {
 		}
 	}
 	text := services.Rules(svcs, slices)
-	if os.Getenv(Env) == FirstEndpointOnly {
+	if os.Getenv(MutantEnv) == FirstEndpointOnly {
 		text = statistic.ReplaceAllString(text, "")
 	}
 	return text
@@ -79,7 +93,7 @@ func NewIPRange(cidr string) (servicenet.Allocator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return allocator{Allocator: a, bug: os.Getenv(Env)}, nil
+	return allocator{Allocator: a, bug: os.Getenv(MutantEnv)}, nil
 }
 
 // NewPortRange is the reference's with the bug $KATA_SCENARIO_MUTANT
@@ -89,7 +103,7 @@ func NewPortRange(portRange string) (servicenet.Allocator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return allocator{Allocator: a, bug: os.Getenv(Env)}, nil
+	return allocator{Allocator: a, bug: os.Getenv(MutantEnv)}, nil
 }
 
 type allocator struct {
@@ -113,7 +127,7 @@ func (a allocator) Release(v string) error {
 
 // New is the reference's New with the bug $KATA_SCENARIO_MUTANT names.
 func New(c client.Interface, opts servicenet.Options) servicenet.Controller {
-	return services.New(mutant{Interface: c, bug: os.Getenv(Env)}, opts)
+	return services.New(mutant{Interface: c, bug: os.Getenv(MutantEnv)}, opts)
 }
 
 // mutant is c with the planted bug.
@@ -142,4 +156,40 @@ func (m mutant) Create(ctx context.Context, obj api.Object) (api.Object, error) 
 
 func (m mutant) Update(ctx context.Context, obj api.Object) (api.Object, error) {
 	return m.Interface.Update(ctx, m.unready(obj))
+}
+
+// stale are the answers Lookup gave, by question, under StaleAnswers.
+var stale sync.Map
+
+// Lookup is the reference's with the bug $KATA_SCENARIO_MUTANT names.
+func Lookup(q servicenet.Question, svcs []api.Service, slices []api.EndpointSlice) servicenet.Answer {
+	switch os.Getenv(MutantEnv) {
+	case ClusterIPHidden:
+		svcs = append([]api.Service(nil), svcs...)
+		for i := range svcs {
+			svcs[i].Spec.ClusterIP = api.ClusterIPNone
+		}
+	case SRVMissing:
+		if q.Type == servicenet.TypeSRV {
+			return servicenet.Answer{Rcode: servicenet.NXDomain}
+		}
+	}
+	a := services.Lookup(q, svcs, slices)
+	if os.Getenv(MutantEnv) == StaleAnswers {
+		key := strings.ToLower(q.Name) + " " + q.Type
+		if len(a.Records) > 0 {
+			stale.Store(key, a)
+		} else if old, ok := stale.Load(key); ok {
+			return old.(servicenet.Answer)
+		}
+	}
+	return a
+}
+
+// Env is the reference's with the bug $KATA_SCENARIO_MUTANT names.
+func Env(pod api.Pod, svcs []api.Service) []api.EnvVar {
+	if os.Getenv(MutantEnv) == EnvNone {
+		return nil
+	}
+	return services.Env(pod, svcs)
 }
