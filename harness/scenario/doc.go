@@ -66,9 +66,10 @@
 //     expects a refusal; http-spread N URL sends N GETs (to a Service's
 //     address), each on a new connection, and prints how many answers
 //     each body got and the fewest, so that a scenario sees kube-proxy
-//     spread them over the pods; proxy-rules [--without TEXT] prints the
-//     rules kube-proxy applies (kata proxy rules), waiting until they no
-//     longer mention TEXT; image-push NAME:TAG PROGRAM [ARGS...] adds an
+//     spread them over the pods; proxy-rules [--with TEXT] [--without
+//     TEXT] [--namespace NS] prints the rules kube-proxy applies (kata
+//     proxy rules), or those of NS's Services, waiting until they
+//     mention (or no longer mention) TEXT; image-push NAME:TAG PROGRAM [ARGS...] adds an
 //     image to the registry in the data directory that the nodes pull
 //     from, as `kata image push` does; kubelet-stop NODE stops a node's
 //     kubelet and its containers, as a node that fails (through the

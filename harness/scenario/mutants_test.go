@@ -602,9 +602,9 @@ var plantedServicesBugs = []plantedBug{
 	// and a headless Service's name has no address.
 	{"never-ready", []string{"service_endpoints", "service_dns"}},
 	// Every connection goes to the first endpoint.
-	{"first-endpoint-only", []string{"service_endpoints"}},
+	{"first-endpoint-only", []string{"service_endpoints", "service_rules"}},
 	// A pod whose readiness fails keeps getting connections.
-	{"unready-kept", []string{"service_endpoints"}},
+	{"unready-kept", []string{"service_endpoints", "service_rules"}},
 	// A Service's name answers with its pods' addresses.
 	{"cluster-ip-hidden", []string{"service_dns"}},
 	// A named port has no SRV record.

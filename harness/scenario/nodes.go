@@ -245,23 +245,37 @@ func zombie(pid string) bool {
 	return i < 0 || i+2 >= len(s) || s[i+2] == 'Z' || s[i+2] == 'X'
 }
 
-// proxy-rules [--without TEXT] [--timeout D] prints the rules kube-proxy
-// applies in the scenario's cluster (exercise 14's Rules, as `kata proxy
-// rules` prints them), once it has synced; with --without, once they no
-// longer mention TEXT (a pod's IP, after the pod stopped being ready),
-// so that what follows sees the forwarder that those rules drive. It
-// asks again every 50ms, for at most D (the wait timeout).
+// proxy-rules [--with TEXT] [--without TEXT] [--namespace NS] [--timeout
+// D] prints the rules kube-proxy applies in the scenario's cluster
+// (exercise 14's Rules, as `kata proxy rules` prints them), once it has
+// synced; with --without, once they no longer mention TEXT (a pod's IP,
+// after the pod stopped being ready), so that what follows sees the
+// forwarder that those rules drive; with --with, once they mention it
+// (the last Service or endpoint applied). With --namespace, it prints only the rules of the
+// Services of NS (namespaceRules), which a scenario can compare with a
+// golden file whatever else the cluster holds. It asks again every
+// 50ms, for at most D (the wait timeout).
 func cmdProxyRules(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "proxy-rules")
-	const usage = "usage: proxy-rules [--without TEXT] [--timeout D]"
+	const usage = "usage: proxy-rules [--with TEXT] [--without TEXT] [--namespace NS] [--timeout D]"
 	st := stateOf(ts)
 	args, timeout := timeoutFlag(ts, args, st.cfg.WaitTimeout, usage)
-	without := ""
-	switch {
-	case len(args) == 2 && args[0] == "--without" && args[1] != "":
-		without = args[1]
-	case len(args) != 0:
-		ts.Fatalf("%s", usage)
+	with, without, namespace := "", "", ""
+	for len(args) > 0 {
+		if len(args) < 2 || args[1] == "" {
+			ts.Fatalf("%s", usage)
+		}
+		switch args[0] {
+		case "--with":
+			with = args[1]
+		case "--without":
+			without = args[1]
+		case "--namespace":
+			namespace = args[1]
+		default:
+			ts.Fatalf("%s", usage)
+		}
+		args = args[2:]
 	}
 	st.running(ts, "proxy-rules")
 	deadline := time.Now().Add(timeout)
@@ -277,7 +291,12 @@ func cmdProxyRules(ts *testscript.TestScript, neg bool, args []string) {
 			last = "kube-proxy has not synced yet"
 		case without != "" && strings.Contains(text, without):
 			last = "the rules still mention " + without + ":\n" + text
+		case with != "" && !strings.Contains(text, with):
+			last = "the rules do not mention " + with + " yet:\n" + text
 		default:
+			if namespace != "" {
+				text = namespaceRules(text, namespace)
+			}
 			fmt.Fprint(ts.Stdout(), text)
 			return
 		}
@@ -441,4 +460,39 @@ func cmdDNSLookup(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(50 * time.Millisecond) // polling the condition, with the deadline above
 	}
+}
+
+// perServiceChain is a chain kube-proxy makes for one Service port or
+// endpoint, which only that Service's rules jump to.
+var perServiceChain = regexp.MustCompile(`^KUBE-(SVC|SEP|SVL|EXT|FW)-`)
+
+// namespaceRules keeps, of an iptables-save text, the table headers and
+// COMMITs, the rules whose comment names a Service of namespace ns
+// ("ns/web:http ..."), and the declarations of the per-Service chains
+// those rules are in, in their order.
+func namespaceRules(text, ns string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	mine := func(l string) bool {
+		return strings.Contains(l, "--comment "+ns+"/") || strings.Contains(l, `--comment "`+ns+"/")
+	}
+	chains := map[string]bool{}
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "-A" && mine(l) && perServiceChain.MatchString(f[1]) {
+			chains[f[1]] = true
+		}
+	}
+	var out []string
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "*") || l == "COMMIT":
+			out = append(out, l)
+		case strings.HasPrefix(l, ":"):
+			if name, _, _ := strings.Cut(l[1:], " "); chains[name] {
+				out = append(out, l)
+			}
+		case mine(l):
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n") + "\n"
 }

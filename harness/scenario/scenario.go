@@ -251,7 +251,7 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"http-get": cmdHTTPGet,
 		// http-spread N URL sends N GETs to URL, each on a new connection, and counts the answers by body.
 		"http-spread": cmdHTTPSpread,
-		// proxy-rules [--without TEXT] [--timeout D] prints kube-proxy's rules, once they no longer mention TEXT.
+		// proxy-rules [--with TEXT] [--without TEXT] [--namespace NS] [--timeout D] prints kube-proxy's rules (those of NS's Services), once they mention (or no longer mention) TEXT.
 		"proxy-rules": cmdProxyRules,
 		// image-push NAME:TAG PROGRAM [ARGS...] adds an image to the registry the cluster's nodes pull from.
 		"image-push": cmdImagePush,

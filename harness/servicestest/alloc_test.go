@@ -207,6 +207,80 @@ func ipOffset(cidr string) int {
 	return offset(1<<(32-netip.MustParsePrefix(cidr).Bits()), 16, 256, 16)
 }
 
+// stickyStatic, once AllocateNext has handed out a value of the static
+// band, keeps taking the static band's free values, from a cursor of its
+// own, before the dynamic band's: a dynamic value freed later waits
+// until the static band is full.
+type stickyStatic struct {
+	servicenet.Allocator
+	values
+	offset int
+	mu     sync.Mutex
+	sticky bool
+	next   int // the static cursor, once sticky
+}
+
+func (s *stickyStatic) AllocateNext() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sticky {
+		for k := range s.offset {
+			v := s.value((s.next + k) % s.offset)
+			if !s.Has(v) && s.Allocate(v) == nil {
+				i, _ := s.index(v)
+				s.next = i + 1
+				return v, nil
+			}
+		}
+	}
+	v, err := s.Allocator.AllocateNext()
+	if i, ok := s.index(v); err == nil && ok && i < s.offset {
+		s.sticky, s.next = true, i+1
+	}
+	return v, err
+}
+
+// cursorMover moves the cursor on Allocate too: the AllocateNext after a
+// request starts its scan just after the requested value, within its
+// band, as if the request had been handed out by the scan.
+type cursorMover struct {
+	servicenet.Allocator
+	values
+	offset  int
+	mu      sync.Mutex
+	pending int // 1 + the index of the last value requested; 0: none
+}
+
+func (c *cursorMover) Allocate(v string) error {
+	err := c.Allocator.Allocate(v)
+	if i, ok := c.index(v); err == nil && ok {
+		c.mu.Lock()
+		c.pending = i + 1
+		c.mu.Unlock()
+	}
+	return err
+}
+
+func (c *cursorMover) AllocateNext() (string, error) {
+	c.mu.Lock()
+	start := c.pending
+	c.pending = 0
+	c.mu.Unlock()
+	if start > 0 {
+		lo, hi := c.offset, c.n // the band of the value requested
+		if start-1 < c.offset {
+			lo, hi = 0, c.offset
+		}
+		for k := range hi - lo {
+			v := c.value(lo + (start-lo+k)%(hi-lo))
+			if !c.Has(v) && c.Allocator.Allocate(v) == nil {
+				return v, nil
+			}
+		}
+	}
+	return c.Allocator.AllocateNext()
+}
+
 // rotated turns the values of a range round by shift: where the
 // solution hands out value i, it hands out value i-shift. Each value is
 // still handed out once; only where the dynamic band starts moves.
@@ -497,6 +571,13 @@ var allocBugs = map[string]bug{
 		fail: []string{"03-static-band"},
 		want: `AllocateNext() #1 on a new 10.96.0.0/16 = "10.96.16.1", want "10.96.1.1"`,
 	},
+	"static-band-sticky": {
+		impl: ipBug(func(cidr string, a servicenet.Allocator) servicenet.Allocator {
+			return &stickyStatic{Allocator: a, values: ipRange(cidr), offset: ipOffset(cidr)}
+		}),
+		fail: []string{"03-static-band"},
+		want: `Release("10.96.0.100") = "10.96.0.7", want "10.96.0.100": the only free IP of the dynamic band comes before the static band (rule 3.1)`,
+	},
 	"static-band-not-requestable": {
 		impl: ipBug(func(cidr string, a servicenet.Allocator) servicenet.Allocator {
 			return staticRefused{a, ipRange(cidr), ipOffset(cidr), cidr}
@@ -512,6 +593,14 @@ var allocBugs = map[string]bug{
 		}),
 		fail: []string{"04-release"},
 		want: `AllocateNext() #1 after Release("10.96.0.2") on 10.96.0.0/28 with .1-.3 taken = "10.96.0.2", want "10.96.0.4"`,
+	},
+
+	"request-moves-cursor": {
+		impl: ipBug(func(cidr string, a servicenet.Allocator) servicenet.Allocator {
+			return &cursorMover{Allocator: a, values: ipRange(cidr), offset: ipOffset(cidr)}
+		}),
+		fail: []string{"04-release"},
+		want: `AllocateNext() #1 on a new 10.96.0.0/28 after Allocate("10.96.0.5") = "10.96.0.6", want "10.96.0.1": a request does not move the cursor`,
 	},
 
 	// Rule 4.2: Release.
