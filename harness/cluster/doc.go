@@ -1,6 +1,6 @@
 // Package cluster runs a cluster in one process from its parts: the
-// store, the apiserver, the scheduler, the controllers, the kubelets and
-// (once its issue lands) kube-proxy. `kata up`, the scenarios and
+// store, the apiserver, the scheduler, the controllers, the kubelets,
+// kube-proxy and the cluster DNS server. `kata up`, the scenarios and
 // the tests generate a small program (harness/cluster/program) whose
 // main is one call to Main with the parts it was built from: the
 // learner's exercises or the reference solutions.
@@ -59,7 +59,16 @@
 //     pods/log from the runtime of the pod's node, behind the pipeline.
 //     A kubelet's runtime closes when it stops: no container outlives
 //     the cluster.
-//  8. Main: the program's command line, `serve` and `restore`, with
+//  8. Services (exercise 14): the service registry (harness/servicealloc
+//     with Parts.ServiceIPs and NodePorts) inside the pipeline, on a
+//     service network 127.X.0.0/16 no other cluster on the machine holds;
+//     the Service kubernetes and its EndpointSlice at each start;
+//     kube-proxy (Parts.Proxy), whose rules the admin endpoint serves;
+//     the cluster DNS server (Parts.DNS) on the network's tenth address,
+//     port ClusterDNSPort, published in DIR/admin.json; and, around each
+//     node's runtime, the service variables (Parts.ServiceEnv) and the
+//     DNS server's address put before each container's own (podEnv).
+//  9. Main: the program's command line, `serve` and `restore`, with
 //     messages that say what to do (a part that panics "not implemented"
 //     names its exercise; a corrupt or busy store and a port in use are
 //     explained).
