@@ -270,8 +270,14 @@ func newGate(c client.Interface) *watchGate {
 }
 
 func (g *watchGate) Watch(ctx context.Context, kind api.Kind, ns string, opts client.ListOptions) (client.Watcher, error) {
+	// The call's cancel is the gate's before the call is announced, so
+	// that a hold() after nextCall() ends this watch, even one that has
+	// not reached the client yet (CI once saw hold() come first and end
+	// nothing).
+	wctx, cancel := context.WithCancel(ctx)
 	g.mu.Lock()
 	held := g.held
+	g.cancel = cancel
 	g.watches = append(g.watches, opts.ResourceVersion)
 	var err error
 	if len(g.fail) > 0 {
@@ -280,20 +286,19 @@ func (g *watchGate) Watch(ctx context.Context, kind api.Kind, ns string, opts cl
 	g.mu.Unlock()
 	g.calls <- opts.ResourceVersion
 	if !opts.AllowWatchBookmarks {
+		cancel()
 		return nil, errors.New("test: watch without AllowWatchBookmarks")
 	}
 	select {
 	case <-held:
 	case <-ctx.Done():
+		cancel()
 		return nil, ctx.Err()
 	}
 	if err != nil {
+		cancel()
 		return nil, err
 	}
-	wctx, cancel := context.WithCancel(ctx)
-	g.mu.Lock()
-	g.cancel = cancel
-	g.mu.Unlock()
 	w, err := g.Interface.Watch(wctx, kind, ns, opts)
 	if err != nil {
 		cancel()

@@ -48,7 +48,8 @@
 //     glob such as web.* for a pod's Events) and prints its object;
 //     watch-max NAME N checks that the watch never saw more than N
 //     active objects at once (a pod counts until it is deleted,
-//     terminating, or finished).
+//     terminating, or finished); wait-gone [-l SEL] RESOURCE[/NS] waits
+//     until a collection lists nothing.
 //  6. Backup: snapshot-save FILE (from the running cluster, through the
 //     program's admin endpoint) and snapshot-restore FILE (into the data
 //     directory of a stopped cluster).

@@ -268,6 +268,7 @@ func TestCommandErrors(t *testing.T) {
 		"usage_http-get":      {"http-get\n", "usage: http-get URL | ! http-get [--timeout D] URL"},
 		"usage_http-get-wait": {"http-get --timeout 1s http://127.0.0.1:1/\n", "usage: http-get URL | ! http-get [--timeout D] URL"},
 		"usage_proxy-rules":   {"cluster-start\nproxy-rules --without\n", "usage: proxy-rules [--with TEXT] [--without TEXT] [--namespace NS] [--timeout D]"},
+		"usage_wait-gone":     {"cluster-start\nwait-gone pods/default/web\n", "usage: wait-gone [-l SELECTOR] [--timeout D] RESOURCE[/NS] (a collection, not one object)"},
 		"usage_pod-logs":      {"pod-logs default/web\n", "usage: pod-logs [--timeout D] NAMESPACE/NAME REGEXP"},
 		"usage_dns-lookup":    {"dns-lookup --count x web\n", "usage: dns-lookup [--srv] [--count N] [--timeout D] NAME (N from 1)"},
 		"dns-lookup_nxdomain": {"cluster-start\ndns-lookup --timeout 1s nope.default.svc.cluster.local\n", "1053): after 1s: it does not resolve (NXDOMAIN, or no records of that type)"},

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -231,6 +232,8 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"delete": cmdDelete,
 		// wait-for RESOURCE[/NS]/NAME TEMPLATE=VALUE [--timeout D] waits for a field.
 		"wait-for": cmdWaitFor,
+		// wait-gone [-l SELECTOR] [--timeout D] RESOURCE[/NS] waits until a collection lists nothing.
+		"wait-gone": cmdWaitGone,
 		// watch-start NAME [-l SELECTOR] [--field-selector SELECTOR] RESOURCE[/NS] records a watch's events.
 		"watch-start": cmdWatchStart,
 		// watch-expect NAME TYPE OBJECT [--timeout D] waits for an event (OBJECT: a name or a glob).
@@ -811,4 +814,56 @@ func tokenKubeconfig(ts *testscript.TestScript, file, token string) (string, err
 		return "", fmt.Errorf("scenario: %w", err)
 	}
 	return path, nil
+}
+
+// wait-gone [-l SELECTOR] [--timeout D] RESOURCE[/NS] waits until the
+// collection (narrowed by the label selector) lists nothing: what a
+// controller deletes in the background goes eventually, perhaps after
+// one more object it made from a stale cache (a ReplicaSet controller
+// may replace a pod of a ReplicaSet already deleted; the garbage
+// collector then deletes that one too). It lists again every 100ms, for
+// at most D (the wait timeout), and says what is left.
+func cmdWaitGone(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "wait-gone")
+	const usage = "usage: wait-gone [-l SELECTOR] [--timeout D] RESOURCE[/NS]"
+	st := stateOf(ts)
+	args, timeout := timeoutFlag(ts, args, st.cfg.WaitTimeout, usage)
+	q := url.Values{}
+	if len(args) == 3 && args[0] == "-l" && args[1] != "" {
+		q.Set("labelSelector", args[1])
+		args = args[2:]
+	}
+	if len(args) != 1 {
+		ts.Fatalf("%s", usage)
+	}
+	k := st.running(ts, "wait-gone")
+	r, err := parseRef(args[0])
+	ts.Check(err)
+	if r.name != "" {
+		ts.Fatalf("%s (a collection, not one object)", usage)
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		ctx, cancel := requestContext()
+		items, _, err := k.list(ctx, r, q)
+		cancel()
+		last := ""
+		switch {
+		case err != nil:
+			last = err.Error()
+		case len(items) == 0:
+			return
+		default:
+			var names []string
+			for _, it := range items {
+				n, _ := nested(it, "metadata", "name").(string)
+				names = append(names, n)
+			}
+			last = "still listed: " + strings.Join(names, ", ")
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("wait-gone %s: after %v: %s", args[0], timeout, last)
+		}
+		time.Sleep(100 * time.Millisecond) // polling the condition, with the deadline above
+	}
 }
