@@ -91,6 +91,21 @@ var dnsBugs = map[string]bug{
 		fail: []string{"20-dns-names"},
 		want: "Lookup(web.other.svc.cluster.local. A) = NOERROR [web.default.svc.cluster.local. 5 A 10.96.0.12], want NXDOMAIN with no records (rule 20.3",
 	},
+	"dns-cluster-ip-answers-endpoints": {
+		impl: dnsLookup(func(q servicenet.Question, svcs []api.Service, sl []api.EndpointSlice) servicenet.Answer {
+			// Every Service read as headless: its name answers with its
+			// endpoints.
+			svcs = slices.Clone(svcs)
+			for i := range svcs {
+				if svcs[i].Spec.Type != api.ServiceTypeExternalName {
+					svcs[i].Spec.ClusterIP = api.ClusterIPNone
+				}
+			}
+			return sol.Lookup(q, svcs, sl)
+		}),
+		fail: []string{"20-dns-names", "22-dns-srv"},
+		want: `want A records ["10.96.0.12"] (rule 20.1: a Service with a ClusterIP has one A record, its ClusterIP, never its endpoints)`,
+	},
 	"dns-nxdomain-for-other-types": {
 		impl: dnsLookup(func(q servicenet.Question, svcs []api.Service, sl []api.EndpointSlice) servicenet.Answer {
 			a := sol.Lookup(q, svcs, sl)
@@ -146,6 +161,20 @@ var dnsBugs = map[string]bug{
 		}),
 		fail: []string{"21-dns-headless", "22-dns-srv"},
 		want: `want A records ["10.244.1.3" "10.244.1.5"] (rule 21.1`,
+	},
+	"dns-no-hostname-records": {
+		impl: dnsLookup(func(q servicenet.Question, svcs []api.Service, sl []api.EndpointSlice) servicenet.Answer {
+			// Endpoints' hostnames ignored.
+			sl = cloneSlices(sl)
+			for i := range sl {
+				for j := range sl[i].Endpoints {
+					sl[i].Endpoints[j].Hostname = nil
+				}
+			}
+			return sol.Lookup(q, svcs, sl)
+		}),
+		fail: []string{"21-dns-headless"},
+		want: `Lookup(db-0.db.default.svc.cluster.local. A) = NXDOMAIN with no records, want NOERROR (rule 21.3`,
 	},
 	"dns-headless-duplicates": {
 		impl: dnsLookup(func(q servicenet.Question, svcs []api.Service, sl []api.EndpointSlice) servicenet.Answer {
