@@ -16,7 +16,9 @@
 //  3. kube-proxy on every node turns Services and EndpointSlices into
 //     rules that send a connection for a Service's address to one of its
 //     ready endpoints: a RulesFunc, whose text is iptables-save's
-//     (upstream's pkg/proxy/iptables/proxier.go).
+//     (upstream's pkg/proxy/iptables/proxier.go), and a
+//     PartialRulesFunc, which rewrites only the chains of the Services
+//     that changed (package harness/iptables keeps the tables it changes).
 //  4. The cluster's DNS server (CoreDNS's kubernetes plugin upstream)
 //     answers for Services by name, as the Kubernetes DNS specification
 //     says (cmd/kube-dns/SPEC.md, kubernetes/dns docs/specification.md):
@@ -84,6 +86,24 @@ type SlicesFunc func(svc api.Service, pods []api.Pod, existing []api.EndpointSli
 // slices, a full sync as iptables-save prints it: the filter table, then
 // the nat table.
 type RulesFunc func(services []api.Service, slices []api.EndpointSlice) string
+
+// PartialRulesFunc renders a partial sync: the text kube-proxy hands to
+// iptables-restore --noflush when only some Services changed since its
+// last sync (upstream's proxier.go does so since 1.28, when
+// MinimizeIPTablesRestore became GA). changed names those Services,
+// "namespace/name": each Service added, updated or deleted, and each
+// whose EndpointSlices changed. existing are the chains the node's nat
+// table has now, as iptables-save lists them.
+//
+// The text has what a full sync (RulesFunc) has, less the KUBE-SVC- and
+// KUBE-SEP- chains of the Services not in changed: the filter table and
+// the nat table's top-level chains whole; the chains of the changed
+// Services, each declared (which flushes it) and filled; and, for each
+// KUBE-SVC- or KUBE-SEP- chain of existing that no Service uses any more,
+// its declaration and a "-X CHAIN" line that deletes it. Restored over
+// the tables an earlier sync left, it leaves the tables a full sync of
+// the same Services would.
+type PartialRulesFunc func(services []api.Service, slices []api.EndpointSlice, changed, existing []string) string
 
 // ControllerName is the EndpointSlice controller's name in the
 // controller manager (upstream's names.EndpointSliceController,

@@ -18,7 +18,30 @@ import (
 // iptables-restore, for ClusterIP traffic on IPv4, the filter table then
 // the nat table.
 func Rules(services []api.Service, slices []api.EndpointSlice) string {
+	return render(services, slices, nil, nil)
+}
+
+// PartialRules renders a partial sync, as syncProxyRules does when it
+// need not sync in full: every line of a full sync but the KUBE-SVC- and
+// KUBE-SEP- chains of the Services not in changed, which the node's
+// tables already hold as this sync would write them; and the deletion
+// of each Service chain in existing that nothing uses any more.
+func PartialRules(services []api.Service, slices []api.EndpointSlice, changed, existing []string) string {
+	set := make(map[string]bool, len(changed))
+	for _, c := range changed {
+		set[c] = true
+	}
+	return render(services, slices, set, existing)
+}
+
+// render writes a full sync when changed is nil, and a partial sync of
+// the Services in changed ("ns/name") over the nat chains existing
+// otherwise.
+func render(services []api.Service, slices []api.EndpointSlice, changed map[string]bool, existing []string) string {
 	var filterRules, natChains, natRules []string
+	// The chains this sync keeps, written or not: a chain of existing
+	// that is not one of them is stale.
+	active := map[string]bool{}
 	// The slices of each Service ("ns/name"), found once: looking them up
 	// per service port would make a full sync quadratic in the cluster.
 	bySvc := map[string][]int{}
@@ -40,14 +63,26 @@ func Rules(services []api.Service, slices []api.EndpointSlice) string {
 			continue
 		}
 		svcChain := "KUBE-SVC-" + hash(sp.name+sp.proto)
-		natChains = append(natChains, svcChain)
+		// KUBE-SERVICES is a top-level chain: every sync rewrites it whole.
 		natRules = append(natRules, fmt.Sprintf(
 			`-A KUBE-SERVICES -m comment --comment "%s cluster IP" %s -j %s`, sp.name, match, svcChain))
-
 		sepChains := make([]string, len(eps))
 		for i, ep := range eps {
 			sepChains[i] = "KUBE-SEP-" + hash(sp.name+sp.proto+ep.String())
 		}
+		if changed != nil {
+			active[svcChain] = true
+			for _, c := range sepChains {
+				active[c] = true
+			}
+			if !changed[sp.ns+"/"+sp.svc] {
+				// Unchanged since the last sync: the tables hold these
+				// chains as they would be written (proxier.go writes
+				// them to a buffer it throws away).
+				continue
+			}
+		}
+		natChains = append(natChains, svcChain)
 		// writeServiceToEndpointRules: the affinity rules first, so that a
 		// client seen recently goes back to its endpoint before any
 		// balancing happens.
@@ -85,10 +120,22 @@ func Rules(services []api.Service, slices []api.EndpointSlice) string {
 		}
 	}
 
+	// Chains of Services and endpoints that are gone: declaring a chain
+	// flushes it, so that nothing jumps from it any more, and -X deletes
+	// it once the rules that jumped to it are flushed too (proxier.go,
+	// "Delete chains no longer in use"). Other chains are not ours.
+	var deleted []string
+	for _, c := range existing {
+		if (strings.HasPrefix(c, "KUBE-SVC-") || strings.HasPrefix(c, "KUBE-SEP-")) && !active[c] {
+			natChains = append(natChains, c)
+			deleted = append(deleted, "-X "+c)
+		}
+	}
+
 	// One allocation for the whole text: a full sync of a large cluster
 	// is hundreds of thousands of lines.
 	size := 2048
-	for _, rs := range [][]string{filterRules, natChains, natRules} {
+	for _, rs := range [][]string{filterRules, natChains, natRules, deleted} {
 		for _, r := range rs {
 			size += len(r) + len(" - [0:0]\n") + 1
 		}
@@ -124,6 +171,9 @@ func Rules(services []api.Service, slices []api.EndpointSlice) string {
 	line(`-A KUBE-POSTROUTING -m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE`)
 	line("-A KUBE-MARK-MASQ -j MARK --or-mark 0x4000")
 	for _, r := range natRules {
+		line(r)
+	}
+	for _, r := range deleted {
 		line(r)
 	}
 	line(`-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS`)
