@@ -12,6 +12,7 @@ var testImpl = servicestest.Impl{
 	NewPortRange: NewPortRange,
 	Slices:       Slices,
 	Rules:        Rules,
+	PartialRules: PartialRules,
 	New:          New,
 	Lookup:       Lookup,
 	Env:          Env,

@@ -537,8 +537,8 @@ func TestSchedulerMisbehaviourCostsOnlyItsSteps(t *testing.T) {
 	})
 }
 
-// svcMutatesSource is exercise 14's reference with Slices, Rules, Lookup
-// and Env that write to their input after answering: the change crosses
+// svcMutatesSource is exercise 14's reference with Slices, Rules,
+// PartialRules, Lookup and Env that write to their input after answering: the change crosses
 // back, and the suite's check sees it as in one process.
 const svcMutatesSource = `package svcmutates
 
@@ -569,6 +569,14 @@ func Rules(svcs []api.Service, slices []api.EndpointSlice) string {
 	out := services.Rules(svcs, slices)
 	for i := range svcs {
 		svcs[i].Spec.ClusterIP = "192.0.2.2"
+	}
+	return out
+}
+
+func PartialRules(svcs []api.Service, slices []api.EndpointSlice, changed, existing []string) string {
+	out := services.PartialRules(svcs, slices, changed, existing)
+	for i := range existing {
+		existing[i] = "KUBE-TOUCHED"
 	}
 	return out
 }
@@ -604,5 +612,9 @@ func TestServicesInputChangesCrossBack(t *testing.T) {
 	}
 	// Only the pods whose enableServiceLinks is set see the change.
 	failing["23-service-env"] = " services) changed its input"
+	// Rules writes to its input first (the state of the tables is its
+	// full sync); PartialRules' own change is to existing.
+	failing["24-partial-sync"] = "existing chains) changed its input"
+	failing["25-stale-chains"] = "existing chains) changed its input"
 	gradeCostsOnly(t, "svcmutates", "14-services", failing)
 }

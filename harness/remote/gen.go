@@ -182,6 +182,7 @@ var bindings = map[string]binding{
 		NewPortRange: impl.NewPortRange,
 		Slices:       impl.Slices,
 		Rules:        impl.Rules,
+		PartialRules: impl.PartialRules,
 		New:          impl.New,
 		Lookup:       impl.Lookup,
 		Env:          impl.Env,

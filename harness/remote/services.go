@@ -16,7 +16,7 @@ import (
 )
 
 // Exercise 14 across the boundary:
-//   - Slices, Rules, Lookup and Env are pure calls; what they changed in their
+//   - Slices, Rules, PartialRules, Lookup and Env are pure calls; what they changed in their
 //     arguments comes back and is written over the caller's, so that the
 //     suite sees a change to its input as it would in one process.
 //   - NewIPRange and NewPortRange make a handle: the Allocator lives in
@@ -44,6 +44,12 @@ type (
 	rulesResult struct {
 		Rules   string          `json:"rules"`
 		Changed json.RawMessage `json:"changed,omitempty"`
+	}
+	partialRulesArgs struct {
+		Services []api.Service       `json:"services"`
+		Slices   []api.EndpointSlice `json:"slices"`
+		Changed  []string            `json:"changed"`
+		Existing []string            `json:"existing"`
 	}
 	lookupArgs struct {
 		Question servicenet.Question `json:"question"`
@@ -194,6 +200,15 @@ func ServicesService(impl servicestest.Impl) Service {
 			res.Changed = changedArgs(c, &a)
 			return resultFrame(res, nil)
 		},
+		"services.PartialRules": func(c *serverCall) *frame {
+			var a partialRulesArgs
+			if f := c.decode(&a); f != nil {
+				return f
+			}
+			res := rulesResult{Rules: impl.PartialRules(a.Services, a.Slices, a.Changed, a.Existing)}
+			res.Changed = changedArgs(c, &a)
+			return resultFrame(res, nil)
+		},
 		"services.Lookup": func(c *serverCall) *frame {
 			var a lookupArgs
 			if f := c.decode(&a); f != nil {
@@ -270,6 +285,19 @@ func Services(p *Program) servicestest.Impl {
 			if a, ok := changed[rulesArgs](out.Changed); ok {
 				copy(services, a.Services)
 				copy(slices, a.Slices)
+			}
+			return out.Rules
+		},
+		PartialRules: func(services []api.Service, slices []api.EndpointSlice, updated, existing []string) string {
+			// updated is the contract's changed, renamed so as not to
+			// hide the function changed.
+			var out rulesResult
+			p.pure("services.PartialRules", partialRulesArgs{Services: services, Slices: slices, Changed: updated, Existing: existing}, &out)
+			if a, ok := changed[partialRulesArgs](out.Changed); ok {
+				copy(services, a.Services)
+				copy(slices, a.Slices)
+				copy(updated, a.Changed)
+				copy(existing, a.Existing)
 			}
 			return out.Rules
 		},

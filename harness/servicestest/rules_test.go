@@ -17,7 +17,10 @@ import (
 	sol "github.com/kubekata/kubekata/solutions/14-services"
 )
 
-// kpPre is the solution run on a changed copy of its input.
+// kpPre is the solution run on a changed copy of its input. Its
+// PartialRules has the same bug, as a learner's would that shares its
+// code with Rules: steps 24-25 compare the two, and a bug of Rules alone
+// is for steps 11-16 to find.
 func kpPre(change func(svcs []api.Service, sl []api.EndpointSlice) []api.EndpointSlice) func() Impl {
 	return func() Impl {
 		i := solution()
@@ -25,16 +28,24 @@ func kpPre(change func(svcs []api.Service, sl []api.EndpointSlice) []api.Endpoin
 			svcs, sl = api.DeepCopyValue(svcs), api.DeepCopyValue(sl)
 			return sol.Rules(svcs, change(svcs, sl))
 		}
+		i.PartialRules = func(svcs []api.Service, sl []api.EndpointSlice, changed, existing []string) string {
+			svcs, sl = api.DeepCopyValue(svcs), api.DeepCopyValue(sl)
+			return sol.PartialRules(svcs, change(svcs, sl), changed, existing)
+		}
 		return i
 	}
 }
 
-// kpPost is the solution with its text rewritten.
+// kpPost is the solution with its text rewritten, that of PartialRules
+// too (see kpPre).
 func kpPost(rewrite func(out string) string) func() Impl {
 	return func() Impl {
 		i := solution()
 		i.Rules = func(svcs []api.Service, sl []api.EndpointSlice) string {
 			return rewrite(sol.Rules(svcs, sl))
+		}
+		i.PartialRules = func(svcs []api.Service, sl []api.EndpointSlice, changed, existing []string) string {
+			return rewrite(sol.PartialRules(svcs, sl, changed, existing))
 		}
 		return i
 	}
@@ -181,8 +192,9 @@ func kpProb(p string) string { return " -m statistic --mode random --probability
 // kpSliceOrder is the solution with each KUBE-SVC- chain's endpoints in
 // the order the slices list them, as if it forgot to sort.
 func kpSliceOrder() Impl {
-	i := solution()
-	i.Rules = func(svcs []api.Service, sl []api.EndpointSlice) string {
+	// reorder is the solution whose balancing rules follow the order of
+	// the endpoints in sl.
+	reorder := func(sl []api.EndpointSlice) Impl {
 		var seen []string
 		for _, s := range sl {
 			for _, e := range s.Endpoints {
@@ -206,7 +218,12 @@ func kpSliceOrder() Impl {
 				heads[k], tails[k] = ps[k].head, ps[k].tail
 			}
 			return heads, probs, tails
-		})().Rules(svcs, sl)
+		})()
+	}
+	i := solution()
+	i.Rules = func(svcs []api.Service, sl []api.EndpointSlice) string { return reorder(sl).Rules(svcs, sl) }
+	i.PartialRules = func(svcs []api.Service, sl []api.EndpointSlice, changed, existing []string) string {
+		return reorder(sl).PartialRules(svcs, sl, changed, existing)
 	}
 	return i
 }
@@ -238,13 +255,15 @@ var ruleBugs = map[string]bug{
 			}
 			return i
 		},
-		fail: []string{"11-chain-names", "12-cluster-ip-rules", "13-probability", "14-ready-endpoints", "15-no-endpoints", "16-session-affinity"},
+		// Steps 24-25 restore Rules' text too.
+		fail: []string{"11-chain-names", "12-cluster-ip-rules", "13-probability", "14-ready-endpoints", "15-no-endpoints", "16-session-affinity", "24-partial-sync", "25-stale-chains"},
 		want: `changed the Services it was given: want its arguments untouched; sort and filter copies, never the caller's objects (rule 11.4)`,
 	},
 	"svc-chain-protocol-not-lowercased": {
 		impl: kpRename(func(name, proto string) string { return name + strings.ToUpper(proto) },
 			func(name, proto, endpoint string) string { return name + proto + endpoint }),
-		fail: []string{"11-chain-names", "12-cluster-ip-rules"},
+		// a rename of the whole dump: the solution's PartialRules takes the renamed chains of existing for stale (steps 24-25 fail too).
+		fail: []string{"11-chain-names", "12-cluster-ip-rules", "24-partial-sync", "25-stale-chains"},
 		want: `want a chain line :KUBE-SVC-XPGD46QRK7WJZT7O - [0:0]: "KUBE-SVC-" + the first 16 characters of base32(sha256("ns1/svc1:p80tcp")) (rule 11.2)`,
 	},
 	"sep-chain-without-port": {
@@ -253,7 +272,8 @@ var ruleBugs = map[string]bug{
 				ip, _, _ := strings.Cut(endpoint, ":")
 				return name + proto + ip
 			}),
-		fail: []string{"11-chain-names", "12-cluster-ip-rules"},
+		// a rename of the whole dump: the solution's PartialRules takes the renamed chains of existing for stale (steps 24-25 fail too).
+		fail: []string{"11-chain-names", "12-cluster-ip-rules", "24-partial-sync", "25-stale-chains"},
 		want: `want a chain line :KUBE-SEP-SXIVWICOYRO3J4NJ - [0:0]: "KUBE-SEP-" + the first 16 characters of base32(sha256("ns1/svc1:p80tcp10.180.0.1:80")) (rule 11.3)`,
 	},
 	"unnamed-port-with-colon": {
@@ -263,7 +283,8 @@ var ruleBugs = map[string]bug{
 			}
 			return name + proto
 		}, func(name, proto, endpoint string) string { return name + proto + endpoint }),
-		fail: []string{"11-chain-names", "12-cluster-ip-rules"},
+		// a rename of the whole dump: the solution's PartialRules takes the renamed chains of existing for stale (steps 24-25 fail too).
+		fail: []string{"11-chain-names", "12-cluster-ip-rules", "24-partial-sync", "25-stale-chains"},
 		want: `base32(sha256("demo/echotcp")) (rule 11.1)`,
 	},
 
@@ -299,7 +320,8 @@ var ruleBugs = map[string]bug{
 			}
 			return sl
 		}),
-		fail: []string{"12-cluster-ip-rules"},
+		// a Service's chains then depend on other Services' slices, which a partial sync of the changed Services cannot follow (steps 24-25 fail too).
+		fail: []string{"12-cluster-ip-rules", "24-partial-sync", "25-stale-chains"},
 		want: `rule 12.2: only the IPv4 slices of the Service's namespace labelled kubernetes.io/service-name=web`,
 	},
 	"ipv6-slices-used": {
@@ -549,7 +571,8 @@ var ruleBugs = map[string]bug{
 			last := `-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports;`
 			return strings.Replace(out, last, strings.Join(append(jumps, ""), "\n")+last, 1)
 		}),
-		fail: []string{"15-no-endpoints"},
+		// a rewrite of the whole dump: in a partial sync it jumps to chains of unchanged Services that were never written (steps 24-25 fail too).
+		fail: []string{"15-no-endpoints", "24-partial-sync", "25-stale-chains"},
 		want: `want no nat rule for ns6/svc6:p80 (rule 15.2: it has no endpoint)`,
 	},
 

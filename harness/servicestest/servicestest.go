@@ -24,6 +24,11 @@
 //     Kubernetes DNS specification, CoreDNS's kubernetes plugin).
 //  6. Step 23 (dns.go): the service environment variables of a
 //     container (pkg/kubelet/envvars).
+//  7. Steps 24-25 (partial.go): kube-proxy's partial sync, restored
+//     with iptables-restore --noflush over the tables of the last sync
+//     (harness/iptables): only the chains of the Services that changed,
+//     and the deletion of the chains no Service uses
+//     (pkg/proxy/iptables/proxier.go).
 package servicestest
 
 import (
@@ -48,6 +53,8 @@ type Impl struct {
 	Slices servicenet.SlicesFunc
 	// Rules renders kube-proxy's rules.
 	Rules servicenet.RulesFunc
+	// PartialRules renders kube-proxy's partial sync.
+	PartialRules servicenet.PartialRulesFunc
 	// New makes the EndpointSlice controller.
 	New servicenet.NewControllerFunc
 	// Lookup answers the cluster DNS server's questions.
@@ -101,6 +108,8 @@ func Steps(impl Impl) []suite.Step {
 		step("21-dns-headless", dnsHeadless),
 		step("22-dns-srv", dnsSRVRecords),
 		step("23-service-env", serviceEnv),
+		step("24-partial-sync", partialSync),
+		step("25-stale-chains", staleChains),
 	}
 }
 
@@ -112,7 +121,7 @@ func need(t *suite.T, name string, fn any) {
 	}
 }
 
-// watched is impl with Slices, Rules, Lookup and Env checked for
+// watched is impl with Slices, Rules, PartialRules, Lookup and Env checked for
 // changing their input: the inputs of the controller, the proxy, the DNS
 // server and the kubelet are an informer's cache, which every other
 // reader shares, so a change there is a bug wherever
@@ -137,6 +146,17 @@ func watched(t *suite.T, impl Impl) Impl {
 			out := rulesFn(services, slices)
 			if after := snapshot(services, slices); after != before {
 				t.Errorf("Rules(%d services, %d slices) changed its input: never write to the Services or the slices; copy what you change", len(services), len(slices))
+			}
+			return out
+		}
+	}
+	if impl.PartialRules != nil {
+		partialFn := impl.PartialRules
+		impl.PartialRules = func(services []api.Service, slices []api.EndpointSlice, changed, existing []string) string {
+			before := snapshot(services, slices, changed, existing)
+			out := partialFn(services, slices, changed, existing)
+			if after := snapshot(services, slices, changed, existing); after != before {
+				t.Errorf("PartialRules(%d services, %d slices, %d changed, %d existing chains) changed its input: never write to the Services, the slices, changed or existing; copy what you change", len(services), len(slices), len(changed), len(existing))
 			}
 			return out
 		}

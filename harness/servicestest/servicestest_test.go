@@ -25,6 +25,7 @@ func solution() Impl {
 		NewPortRange: sol.NewPortRange,
 		Slices:       sol.Slices,
 		Rules:        sol.Rules,
+		PartialRules: sol.PartialRules,
 		New:          sol.New,
 		Lookup:       sol.Lookup,
 		Env:          sol.Env,
@@ -37,6 +38,7 @@ var allSteps = []string{
 	"11-chain-names", "12-cluster-ip-rules", "13-probability", "14-ready-endpoints", "15-no-endpoints", "16-session-affinity",
 	"17-controller-sync", "18-slice-changes", "19-retry",
 	"20-dns-names", "21-dns-headless", "22-dns-srv", "23-service-env",
+	"24-partial-sync", "25-stale-chains",
 }
 
 // bug is a planted bug: an implementation and the steps it must fail.
@@ -52,7 +54,7 @@ type bug struct {
 // panics.
 func bugs() map[string]bug {
 	all := map[string]bug{"solution": {impl: solution}}
-	for _, part := range []map[string]bug{allocBugs, sliceBugs, ruleBugs, dnsBugs} {
+	for _, part := range []map[string]bug{allocBugs, sliceBugs, ruleBugs, dnsBugs, partialBugs} {
 		for name, b := range part {
 			if _, dup := all[name]; dup {
 				panic("servicestest: two planted bugs named " + name)
