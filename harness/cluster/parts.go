@@ -86,10 +86,11 @@ type Parts struct {
 	ServiceIPs func(cidr string) (servicenet.Allocator, error)
 	NodePorts  func(portRange string) (servicenet.Allocator, error)
 	// Proxy is kube-proxy (harness/proxy.Loop over exercise 14's
-	// Rules): it forwards connections to Service addresses by the rules
-	// it renders; when it has a Rules() string method, the admin
-	// endpoint serves them (kata proxy rules). Absent: nothing answers
-	// on a Service's address.
+	// Rules and PartialRules): it forwards connections to Service
+	// addresses by the rules it restores; when it has a Rules() string
+	// method, the admin endpoint serves them (kata proxy rules: the
+	// node's iptables-save). Absent: nothing answers on a Service's
+	// address.
 	Proxy func(client.Interface) Component
 	// DNS is the cluster DNS server (harness/clusterdns over exercise
 	// 14's Lookup) listening on addr, UDP and TCP: the service network's

@@ -1,7 +1,8 @@
 // Package proxy makes exercise 14's rules real: it reads the
-// iptables-save text that the learner's Rules (servicenet.RulesFunc)
-// writes for kube-proxy's iptables mode, and forwards real TCP
-// connections by it, in user space, as the kernel's nat table would.
+// iptables-save text of the tables that the learner's Rules and
+// PartialRules (servicenet.RulesFunc, PartialRulesFunc) build for
+// kube-proxy's iptables mode, and forwards real TCP connections by it,
+// in user space, as the kernel's nat table would.
 //
 // Upstream, kube-proxy hands that text to iptables-restore
 // (syncProxyRules in pkg/proxy/iptables/proxier.go) and the kernel
@@ -56,11 +57,19 @@
 //     goroutine the Forwarder started, before it returns.
 //  6. A Loop is kube-proxy in a kata cluster: it watches Services and
 //     EndpointSlices (two informers), and on every change (a burst
-//     coalesces into one sync) renders the learner's Rules over all of
-//     them, parses the text and applies it to its Forwarder. Rules that
-//     panic or do not parse leave the Forwarder as it was; the loop says
-//     why, once until the trouble changes. Rules says the text it last
-//     applied (kata proxy rules).
+//     coalesces into one sync) syncs the node's tables (package
+//     iptables), then parses their iptables-save and applies it to its
+//     Forwarder. Its syncs are partial, as upstream's since 1.28: the
+//     learner's PartialRules, told which Services changed since the last
+//     sync (a Service's own events; an EndpointSlice's, by its
+//     kubernetes.io/service-name label, before and after an update),
+//     restored over the tables the last sync left. The first sync is
+//     full (the learner's Rules into fresh tables), and so is a sync
+//     whose PartialRules panic or write a text that does not restore
+//     (upstream's needFullSync after a failed iptables-restore). Rules
+//     that fail or tables that do not parse leave the Forwarder as it
+//     was; the loop says why, once until the trouble changes. Rules says
+//     the tables' iptables-save (kata proxy rules).
 //
 // What the package leaves out, on purpose: UDP (kept in the Table,
 // never forwarded), NodePorts (KUBE-NODEPORTS and KUBE-EXT- chains),

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kubekata/kubekata/harness/iptables"
 )
 
 // Table is what a new connection to each Service address gets, read from
@@ -424,7 +426,7 @@ func readTables(text string) (map[string]*table, error) {
 // after it.
 func readRule(n int, l string) (*rule, error) {
 	r := &rule{line: n, text: l, opts: map[string]option{}}
-	words, err := splitWords(l)
+	words, err := iptables.Words(l)
 	if err != nil {
 		return nil, r.errorf("%v", err)
 	}
@@ -432,20 +434,20 @@ func readRule(n int, l string) (*rule, error) {
 	for i := 0; i < len(words); {
 		w := words[i]
 		i++
-		if !w.quoted && w.s == "!" {
+		if !w.Quoted && w.S == "!" {
 			neg = true
 			continue
 		}
-		if w.quoted || !strings.HasPrefix(w.s, "-") {
+		if w.Quoted || !strings.HasPrefix(w.S, "-") {
 			continue // a stray value: nothing the walk reads
 		}
-		name := w.s
+		name := w.S
 		if short, ok := longNames[name]; ok {
 			name = short
 		}
 		var vals []string
-		for i < len(words) && (words[i].quoted || (!strings.HasPrefix(words[i].s, "-") && words[i].s != "!")) {
-			vals = append(vals, words[i].s)
+		for i < len(words) && (words[i].Quoted || (!strings.HasPrefix(words[i].S, "-") && words[i].S != "!")) {
+			vals = append(vals, words[i].S)
 			i++
 		}
 		switch name {
@@ -470,47 +472,4 @@ func readRule(n int, l string) (*rule, error) {
 		return nil, r.errorf("-A without a chain name")
 	}
 	return r, nil
-}
-
-// word is one word of a rule, and whether it was quoted (then it is a
-// value, whatever it starts with).
-type word struct {
-	s      string
-	quoted bool
-}
-
-// splitWords splits a line on blanks as iptables-restore does: double
-// quotes group words into one, and \" and \\ inside them stand for " and
-// \ (iptables-save quotes a comment that has blanks, escaping those).
-func splitWords(l string) ([]word, error) {
-	var out []word
-	var b strings.Builder
-	in, quoted, wasQuoted := false, false, false
-	for i := 0; i < len(l); i++ {
-		c := l[i]
-		switch {
-		case quoted && c == '\\' && i+1 < len(l) && (l[i+1] == '"' || l[i+1] == '\\'):
-			b.WriteByte(l[i+1])
-			i++
-		case c == '"':
-			quoted = !quoted
-			in, wasQuoted = true, true
-		case !quoted && (c == ' ' || c == '\t'):
-			if in {
-				out = append(out, word{b.String(), wasQuoted})
-				b.Reset()
-				in, wasQuoted = false, false
-			}
-		default:
-			b.WriteByte(c)
-			in = true
-		}
-	}
-	if quoted {
-		return nil, fmt.Errorf("a quote (\") is not closed")
-	}
-	if in {
-		out = append(out, word{b.String(), wasQuoted})
-	}
-	return out, nil
 }

@@ -264,22 +264,6 @@ func TestParseErrorText(t *testing.T) {
 	assert.Equal(t, "proxy: line 5: KUBE-SVC-ABC jumps to KUBE-SEP-XYZ, which is not declared\n\t-A KUBE-SVC-ABC -j KUBE-SEP-XYZ", err.Error())
 }
 
-func TestSplitWords(t *testing.T) {
-	for _, tc := range []struct {
-		line string
-		want []word
-	}{
-		{`-A X -m comment --comment "a b" -j Y`, []word{{"-A", false}, {"X", false}, {"-m", false}, {"comment", false}, {"--comment", false}, {"a b", true}, {"-j", false}, {"Y", false}}},
-		{`--comment "say \"hi\" \\ there"`, []word{{"--comment", false}, {`say "hi" \ there`, true}}},
-		{`--comment "-looks-like-an-option"  	 x`, []word{{"--comment", false}, {"-looks-like-an-option", true}, {"x", false}}},
-		{`--comment ""`, []word{{"--comment", false}, {"", true}}},
-	} {
-		got, err := splitWords(tc.line)
-		require.NoError(t, err, "splitWords(%q)", tc.line)
-		assert.Equal(t, tc.want, got, "splitWords(%q)", tc.line)
-	}
-}
-
 // TestReadRuleOptions: a quoted value that looks like an option is still
 // a value, "!" negates only the option after it, long names read as
 // short ones.

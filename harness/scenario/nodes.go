@@ -246,8 +246,9 @@ func zombie(pid string) bool {
 }
 
 // proxy-rules [--with TEXT] [--without TEXT] [--namespace NS] [--timeout
-// D] prints the rules kube-proxy applies in the scenario's cluster
-// (exercise 14's Rules, as `kata proxy rules` prints them), once it has
+// D] prints the rules kube-proxy applies in the scenario's cluster (the
+// node's tables that exercise 14's Rules and PartialRules build, as
+// `kata proxy rules` prints them: iptables-save's order), once it has
 // synced; with --without, once they no longer mention TEXT (a pod's IP,
 // after the pod stopped being ready), so that what follows sees the
 // forwarder that those rules drive; with --with, once they mention it

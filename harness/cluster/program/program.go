@@ -336,9 +336,10 @@ func (w Wiring) Source() ([]byte, error) {
 		fmt.Fprintf(&b, "\t\tKubeletFrom: %s,\n", strconv.Quote(w.from(w.Kubelet)))
 	}
 	if w.Services != "" {
-		// kube-proxy: exercise 14's Rules, read by the harness's
+		// kube-proxy: exercise 14's Rules (full syncs) and
+		// PartialRules (the others), read by the harness's
 		// forwarder, which forwards real connections by them.
-		b.WriteString("\t\tProxy: func(c client.Interface) cluster.Component { return proxy.NewLoop(c, services.Rules, proxy.LoopOptions{Log: os.Stderr}) },\n")
+		b.WriteString("\t\tProxy: func(c client.Interface) cluster.Component { return proxy.NewLoop(c, services.Rules, services.PartialRules, proxy.LoopOptions{Log: os.Stderr}) },\n")
 		b.WriteString("\t\tServiceIPs: services.NewIPRange,\n")
 		b.WriteString("\t\tNodePorts: services.NewPortRange,\n")
 		// The cluster DNS server answers with exercise 14's Lookup;

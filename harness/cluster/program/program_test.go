@@ -134,7 +134,7 @@ func TestSourceImportsOnlyWhatItIsAsked(t *testing.T) {
 				`cluster.NewController(servicenet.ControllerName, "exercises/14-services", func() cluster.Component { return services.New(c, servicenet.Options{}) }),`,
 				`ControllersFrom: "exercises/14-services"`,
 				"ServiceIPs: services.NewIPRange,", "NodePorts: services.NewPortRange,", `ServicesFrom: "exercises/14-services"`,
-				`"` + m + `/harness/proxy"`, "return proxy.NewLoop(c, services.Rules, proxy.LoopOptions{Log: os.Stderr})"},
+				`"` + m + `/harness/proxy"`, "return proxy.NewLoop(c, services.Rules, services.PartialRules, proxy.LoopOptions{Log: os.Stderr})"},
 			[]string{"replicas", "reconcile", "garbagecollector", "harness/gc", "rollout", "harness/jobs", "nodelifecycle", "NodeLifecycle", "harness/namespaces", "NamespaceControllerName", "scheduler", "kubelet"}},
 		{"every controller and the services", Wiring{APIServer: m + "/solutions/04-apiserver", ReplicaSet: m + "/solutions/07-replicaset", Reconcile: m + "/solutions/01-reconcile",
 			GC: m + "/solutions/08-garbagecollector", Deployment: m + "/solutions/09-deployment", Job: m + "/solutions/10-job", NodeLifecycle: m + "/solutions/11-nodelifecycle",

@@ -9,7 +9,8 @@
 // bug sits between the EndpointSlice controller and the apiserver, in
 // the client it is given (every endpoint it writes says not ready); the
 // rules bugs edit the reference's rules (no statistic match) or what
-// they are given (every endpoint ready); the DNS bugs edit what the
+// they are given (every endpoint ready), full and partial alike, and the
+// partial sync's bug drops its changed Services; the DNS bugs edit what the
 // reference's Lookup is given (every Service headless) or answers (no
 // SRV record; an old answer kept), and the variables bug drops Env's. It
 // lives under testdata and is compiled only through go build -overlay
@@ -62,6 +63,12 @@ const (
 	StaleAnswers = "stale-answers"
 	// EnvNone: containers get no service variables.
 	EnvNone = "env-none"
+	// PartialChangedIgnored: PartialRules is told of no changed
+	// Service, so a partial sync rewrites no Service's chains: an
+	// endpoint added to a Service that has some never gets
+	// connections. (A new Service, or an endpoint gone, makes the
+	// text fail to restore, and kube-proxy syncs in full instead.)
+	PartialChangedIgnored = "partial-changed-ignored"
 )
 
 // statistic is the match that gives endpoint i of n its 1/(n-i).
@@ -69,18 +76,40 @@ var statistic = regexp.MustCompile(` -m statistic --mode random --probability \S
 
 // Rules is the reference's with the bug $KATA_SCENARIO_MUTANT names.
 func Rules(svcs []api.Service, slices []api.EndpointSlice) string {
-	if os.Getenv(MutantEnv) == UnreadyKept {
-		yes := true
-		slices = append([]api.EndpointSlice(nil), slices...)
-		for i := range slices {
-			s := api.DeepCopy(&slices[i])
-			for j := range s.Endpoints {
-				s.Endpoints[j].Conditions.Ready = &yes
-			}
-			slices[i] = *s
-		}
+	return rulesOut(services.Rules(svcs, rulesIn(slices)))
+}
+
+// PartialRules is the reference's with the bug $KATA_SCENARIO_MUTANT
+// names: the bugs of Rules, so that kube-proxy's partial syncs show them
+// as its full syncs do, and PartialChangedIgnored.
+func PartialRules(svcs []api.Service, slices []api.EndpointSlice, changed, existing []string) string {
+	if os.Getenv(MutantEnv) == PartialChangedIgnored {
+		changed = nil
 	}
-	text := services.Rules(svcs, slices)
+	return rulesOut(services.PartialRules(svcs, rulesIn(slices), changed, existing))
+}
+
+// rulesIn is what the rules bugs change in the rules' input: with
+// UnreadyKept, every endpoint ready (in copies).
+func rulesIn(slices []api.EndpointSlice) []api.EndpointSlice {
+	if os.Getenv(MutantEnv) != UnreadyKept {
+		return slices
+	}
+	yes := true
+	slices = append([]api.EndpointSlice(nil), slices...)
+	for i := range slices {
+		s := api.DeepCopy(&slices[i])
+		for j := range s.Endpoints {
+			s.Endpoints[j].Conditions.Ready = &yes
+		}
+		slices[i] = *s
+	}
+	return slices
+}
+
+// rulesOut is what the rules bugs change in the text: with
+// FirstEndpointOnly, no statistic match.
+func rulesOut(text string) string {
 	if os.Getenv(MutantEnv) == FirstEndpointOnly {
 		text = statistic.ReplaceAllString(text, "")
 	}
