@@ -27,7 +27,9 @@ import (
 // changed Service are rewritten, but KUBE-SERVICES and the filter table
 // are whole in every sync, and Save and Parse read all the tables: the
 // partial sync saves the render and restore of 10,000 Services' chains,
-// not the rest. The Forwarder's Apply is incremental (a Service that
+// not the rest (the two syncs without Save and Parse are exercise 14's
+// course benchmarks: go test -run '^$' -bench 'PartialRules|FullSync'
+// ./solutions/14-services/). The Forwarder's Apply is incremental (a Service that
 // stays keeps its listener), and is not measured here: 10,000 listeners
 // would measure the machine's sockets.
 
@@ -101,37 +103,5 @@ func BenchmarkSyncPartial(b *testing.B) {
 			b.Fatal(err)
 		}
 		benchApply(b, tables)
-	}
-}
-
-// BenchmarkSyncRestoreFull and BenchmarkSyncRestorePartial are the two
-// syncs without the Save and Parse they share: what the partial sync
-// saves.
-func BenchmarkSyncRestoreFull(b *testing.B) {
-	svcs, slices := benchSyncCluster()
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := iptables.New().Restore(services.Rules(svcs, slices)); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkSyncRestorePartial(b *testing.B) {
-	svcs, slices := benchSyncCluster()
-	tables := iptables.New()
-	if err := tables.Restore(services.Rules(svcs, slices)); err != nil {
-		b.Fatal(err)
-	}
-	changed := []string{svcs[0].Namespace + "/" + svcs[0].Name}
-	addrs := []string{"10.250.0.1", slices[0].Endpoints[0].Addresses[0]}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		slices[0].Endpoints[0].Addresses = []string{addrs[i%2]}
-		i++
-		if err := tables.Restore(services.PartialRules(svcs, slices, changed, tables.Chains("nat"))); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

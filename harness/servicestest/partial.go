@@ -283,62 +283,7 @@ type kpRestoreTable struct {
 
 // kpParseRestore reads the text of a partial sync: iptables-save's lines
 // and "-X CHAIN".
-func kpParseRestore(s string) (map[string]*kpRestoreTable, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("the text is empty; want *filter ... COMMIT, then *nat ... COMMIT")
-	}
-	tables := map[string]*kpRestoreTable{}
-	var cur *kpRestoreTable
-	for i, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
-		n := i + 1
-		switch {
-		case strings.HasPrefix(l, "*"):
-			if cur != nil {
-				return nil, fmt.Errorf("line %d: %q starts a table before the last one's COMMIT", n, l)
-			}
-			if tables[l[1:]] != nil {
-				return nil, fmt.Errorf("line %d: table %q a second time", n, l[1:])
-			}
-			cur = &kpRestoreTable{}
-			tables[l[1:]] = cur
-		case l == "COMMIT":
-			if cur == nil {
-				return nil, fmt.Errorf("line %d: COMMIT outside a table", n)
-			}
-			cur = nil
-		case cur == nil:
-			return nil, fmt.Errorf("line %d: %q outside a table (a table starts with a line such as *nat and ends with COMMIT)", n, l)
-		case strings.HasPrefix(l, ":"):
-			f := strings.Fields(l[1:])
-			if len(f) != 3 || f[1] != "-" || f[2] != "[0:0]" {
-				return nil, fmt.Errorf("line %d: %q is not a chain line such as :KUBE-SERVICES - [0:0]", n, l)
-			}
-			cur.chains = append(cur.chains, f[0])
-		case kpRuleChain(l) != "":
-			cur.rules = append(cur.rules, l)
-		case strings.HasPrefix(l, "-X "):
-			f := strings.Fields(l)
-			if len(f) != 2 {
-				return nil, fmt.Errorf("line %d: %q is not -X CHAIN", n, l)
-			}
-			if !slices.Contains(cur.chains, f[1]) {
-				cur.undeclared = append(cur.undeclared, f[1])
-			}
-			cur.deletes = append(cur.deletes, f[1])
-		default:
-			return nil, fmt.Errorf("line %d: %q is neither a chain line (:CHAIN - [0:0]), a rule (-A CHAIN ...) nor a deletion (-X CHAIN)", n, l)
-		}
-	}
-	if cur != nil {
-		return nil, fmt.Errorf("the last table has no COMMIT")
-	}
-	for _, name := range []string{"filter", "nat"} {
-		if tables[name] == nil {
-			tables[name] = &kpRestoreTable{}
-		}
-	}
-	return tables, nil
-}
+func kpParseRestore(s string) (map[string]*kpRestoreTable, error) { return kpParseText(s, true) }
 
 // kpTopLevel are the nat chains every sync writes whole.
 var kpTopLevel = []string{"KUBE-SERVICES", "KUBE-NODEPORTS", "KUBE-POSTROUTING", "KUBE-MARK-MASQ"}

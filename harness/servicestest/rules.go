@@ -210,13 +210,26 @@ func (t *kpTable) declared(prefix string) []string {
 // kpParseDump reads iptables-save text: "*table", ":CHAIN - [0:0]" lines,
 // "-A CHAIN ..." lines and "COMMIT", table after table.
 func kpParseDump(s string) (map[string]*kpTable, error) {
+	rt, err := kpParseText(s, false)
+	if err != nil {
+		return nil, err
+	}
+	tables := make(map[string]*kpTable, len(rt))
+	for name, t := range rt {
+		tables[name] = &t.kpTable
+	}
+	return tables, nil
+}
+
+// kpParseText reads iptables-save text, and with deletions the "-X
+// CHAIN" lines of an iptables-restore text too (a partial sync's).
+func kpParseText(s string, deletions bool) (map[string]*kpRestoreTable, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, fmt.Errorf("the text is empty; want *filter ... COMMIT, then *nat ... COMMIT")
 	}
-	tables := map[string]*kpTable{}
-	var cur *kpTable
-	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-	for i, l := range lines {
+	tables := map[string]*kpRestoreTable{}
+	var cur *kpRestoreTable
+	for i, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
 		n := i + 1
 		switch {
 		case strings.HasPrefix(l, "*"):
@@ -227,7 +240,7 @@ func kpParseDump(s string) (map[string]*kpTable, error) {
 			if tables[name] != nil {
 				return nil, fmt.Errorf("line %d: table %q a second time", n, name)
 			}
-			cur = &kpTable{}
+			cur = &kpRestoreTable{}
 			tables[name] = cur
 		case l == "COMMIT":
 			if cur == nil {
@@ -244,6 +257,17 @@ func kpParseDump(s string) (map[string]*kpTable, error) {
 			cur.chains = append(cur.chains, f[0])
 		case kpRuleChain(l) != "":
 			cur.rules = append(cur.rules, l)
+		case deletions && strings.HasPrefix(l, "-X "):
+			f := strings.Fields(l)
+			if len(f) != 2 {
+				return nil, fmt.Errorf("line %d: %q is not -X CHAIN", n, l)
+			}
+			if !slices.Contains(cur.chains, f[1]) {
+				cur.undeclared = append(cur.undeclared, f[1])
+			}
+			cur.deletes = append(cur.deletes, f[1])
+		case deletions:
+			return nil, fmt.Errorf("line %d: %q is neither a chain line (:CHAIN - [0:0]), a rule (-A CHAIN ...) nor a deletion (-X CHAIN)", n, l)
 		default:
 			return nil, fmt.Errorf("line %d: %q is neither a chain line (:CHAIN - [0:0]) nor a rule (-A CHAIN ...)", n, l)
 		}
@@ -253,7 +277,7 @@ func kpParseDump(s string) (map[string]*kpTable, error) {
 	}
 	for _, name := range []string{"filter", "nat"} {
 		if tables[name] == nil {
-			tables[name] = &kpTable{}
+			tables[name] = &kpRestoreTable{}
 		}
 	}
 	return tables, nil
