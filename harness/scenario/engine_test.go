@@ -271,7 +271,7 @@ func TestCommandErrors(t *testing.T) {
 		"usage_wait-gone":     {"cluster-start\nwait-gone pods/default/web\n", "usage: wait-gone [-l SELECTOR] [--timeout D] RESOURCE[/NS] (a collection, not one object)"},
 		"usage_pod-logs":      {"pod-logs default/web\n", "usage: pod-logs [--timeout D] NAMESPACE/NAME REGEXP"},
 		"usage_dns-lookup":    {"dns-lookup --count x web\n", "usage: dns-lookup [--srv] [--count N] [--timeout D] NAME (N from 1)"},
-		"dns-lookup_nxdomain": {"cluster-start\ndns-lookup --timeout 1s nope.default.svc.cluster.local\n", "1053): after 1s: it does not resolve (NXDOMAIN, or no records of that type)"},
+		"dns-lookup_nxdomain": {"cluster-start\ndns-lookup kubernetes.default.svc.cluster.local\ndns-lookup --timeout 1s nope.default.svc.cluster.local\n", "1053): after 1s: it does not resolve (NXDOMAIN, or no records of that type)"},
 		"usage_http-spread":   {"http-spread 0 http://127.0.0.1:1/\n", "usage: http-spread N URL (N from 1 to 10000)"},
 		"http-spread_refused": {"http-spread 3 http://127.0.0.1:1/\n", "http-spread: request 1 of 3: Get \"http://127.0.0.1:1/\": dial tcp 127.0.0.1:1: connect: connection refused"},
 		"http-get_refused":    {"http-get http://127.0.0.1:1/\n", "http-get http://127.0.0.1:1/: Get \"http://127.0.0.1:1/\": dial tcp 127.0.0.1:1: connect: connection refused"},
