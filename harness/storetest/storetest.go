@@ -61,7 +61,7 @@ func Run(t *testing.T, open Opener) {
 		{ID: "07-watch", Run: r.watch},
 		{ID: "08-many-watchers", Timeout: 30 * time.Second, Run: r.manyWatchers},
 		{ID: "09-slow-watcher", Timeout: 20 * time.Second, Run: r.slowWatcher},
-		{ID: "10-compact", Run: r.compact},
+		{ID: "10-compact", Timeout: 30 * time.Second, Run: r.compact},
 		{ID: "11-crash", Timeout: 30 * time.Second, Run: r.crash},
 		{ID: "12-bad-file", Timeout: 30 * time.Second, Run: r.badFile},
 		{ID: "13-snapshot", Timeout: 20 * time.Second, Run: r.snapshot},
