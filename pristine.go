@@ -22,10 +22,11 @@ import (
 	"io/fs"
 )
 
-// Files holds exercises/, harness/, go.mod and go.sum, with paths relative
-// to the module root ("exercises/01-reconcile/reconcile.go").
+// Files holds exercises/, harness/, go.mod and go.sum, and the scenarios
+// of testdata/scenarios (kata grade runs the capstone's from here), with
+// paths relative to the module root ("exercises/01-reconcile/reconcile.go").
 //
-//go:embed exercises harness go.mod go.sum
+//go:embed exercises harness go.mod go.sum testdata/scenarios
 var Files embed.FS
 
 // Exercise returns the pristine files of exercises/<id>, rooted at that

@@ -16,6 +16,9 @@
 //  3. Say where an exercise lives: exercises/<dir> for the learner,
 //     solutions/<dir> for the reference; which of its files a step
 //     involves; and the performance targets of its benchmarks.
+//  4. Hold the capstone: the seeds' stories, each an end-to-end scenario
+//     of testdata/scenarios worth points once it passes on the learner's
+//     own cluster, and the exercises each needs done before it can run.
 package course
 
 import (
@@ -41,6 +44,41 @@ const ModulePath = "github.com/kubekata/kubekata"
 // Course is the whole kata.
 type Course struct {
 	Exercises []Exercise `json:"exercises"`
+	// Capstone comes after the exercises, when there is one.
+	Capstone *Capstone `json:"capstone,omitempty"`
+}
+
+// CapstoneID names the capstone where an exercise id would go: in kata
+// grade's arguments and reports ("capstone", "capstone/01-pod-relay").
+const CapstoneID = "capstone"
+
+// Capstone is the course's last section: the stories the seeds tell about
+// a cluster at work, each a scenario that runs against the cluster built
+// from the learner's exercises. Nothing is written for it; it is graded
+// once the parts it needs are done.
+type Capstone struct {
+	Title string `json:"title"`
+	// Test is the scenario engine's test function; a story's verdict is
+	// its subtest Test/<Scenario>.
+	Test    string  `json:"test"`
+	Stories []Story `json:"stories"`
+}
+
+// Story is one graded scenario of the capstone.
+type Story struct {
+	// ID is the step's id, such as "01-pod-relay".
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Scenario is the scenario's name: testdata/scenarios/<Scenario>.txtar.
+	Scenario string `json:"scenario"`
+	// Needs are the exercises whose parts act in the story, in course
+	// order: the same list as the scenario's `# needs:` line. The story
+	// runs only when every one of them is done.
+	Needs []string `json:"needs"`
+	// Seeds names the seed-document sections the story comes from.
+	Seeds  string   `json:"seeds,omitempty"`
+	Points int      `json:"points"`
+	Hints  []string `json:"hints"`
 }
 
 // Exercise is one Go package the learner implements.
@@ -234,8 +272,114 @@ func (c *Course) Validate() error {
 			}
 		}
 	}
+	c.validateCapstone(bad, seen)
 	return errors.Join(errs...)
 }
+
+var scenarioName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*_[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// validateCapstone checks the capstone's stories: ids in order, a
+// scenario each (never twice), and needs that are exercises of the course,
+// in course order.
+func (c *Course) validateCapstone(bad func(string, ...any), exercises map[string]bool) {
+	cp := c.Capstone
+	if cp == nil {
+		return
+	}
+	if cp.Title == "" {
+		bad("capstone: no title")
+	}
+	if !testName.MatchString(cp.Test) {
+		bad("capstone: test %q must look like TestScenarios", cp.Test)
+	}
+	if len(cp.Stories) == 0 {
+		bad("capstone: no stories")
+	}
+	order := map[string]int{}
+	for i, e := range c.Exercises {
+		order[e.ID] = i
+	}
+	scenarios := map[string]bool{}
+	for j, s := range cp.Stories {
+		where := fmt.Sprintf("capstone story %d", j+1)
+		switch {
+		case !stepID.MatchString(s.ID):
+			bad("%s: id %q must look like 01-pod-relay", where, s.ID)
+		case s.ID[:2] != fmt.Sprintf("%02d", j+1):
+			bad("%s: id %q must start with %02d", where, s.ID, j+1)
+		}
+		if s.Title == "" {
+			bad("%s: no title", where)
+		}
+		if !scenarioName.MatchString(s.Scenario) {
+			bad("%s: scenario %q must be a scenario's name, <area>_<behaviour>", where, s.Scenario)
+		}
+		if scenarios[s.Scenario] {
+			bad("%s: scenario %q is already another story's", where, s.Scenario)
+		}
+		scenarios[s.Scenario] = true
+		if len(s.Needs) == 0 {
+			bad("%s: needs no exercise", where)
+		}
+		for k, id := range s.Needs {
+			switch {
+			case !exercises[id]:
+				bad("%s: needs %q, which is not an exercise of the course", where, id)
+			case k > 0 && exercises[s.Needs[k-1]] && order[id] <= order[s.Needs[k-1]]:
+				bad("%s: needs %q after %q, want course order with each once", where, id, s.Needs[k-1])
+			}
+		}
+		if s.Points <= 0 {
+			bad("%s: points = %d, want a positive whole number", where, s.Points)
+		}
+		if len(s.Hints) == 0 {
+			bad("%s: no hints", where)
+		}
+	}
+}
+
+// Story finds a capstone story by its id ("01-pod-relay"), its number
+// ("01" or "1"), its id without the number ("pod-relay") or its scenario.
+func (c *Course) Story(name string) (*Story, error) {
+	if c.Capstone == nil {
+		return nil, errors.New("course: the course has no capstone")
+	}
+	n := strings.TrimSpace(name)
+	var ids []string
+	for i := range c.Capstone.Stories {
+		s := &c.Capstone.Stories[i]
+		if n == s.ID || n == s.ID[:2] || "0"+n == s.ID[:2] || n == s.ID[3:] || n == s.Scenario {
+			return s, nil
+		}
+		ids = append(ids, s.ID)
+	}
+	return nil, fmt.Errorf("course: the capstone has no story %q; its stories are: %s", name, strings.Join(ids, ", "))
+}
+
+// Points is the capstone's total.
+func (cp *Capstone) Points() int {
+	total := 0
+	for _, s := range cp.Stories {
+		total += s.Points
+	}
+	return total
+}
+
+// Missing lists the exercises the story needs that done says are not
+// done, in course order; none means the story can run.
+func (s *Story) Missing(done func(id string) bool) []string {
+	var out []string
+	for _, id := range s.Needs {
+		if !done(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// TestPath is the story's subtest as `go test` reports it, such as
+// "TestScenarios/story_pod-relay".
+func (cp *Capstone) TestPath(s Story) string { return cp.Test + "/" + s.Scenario }
 
 // Exercise finds an exercise by its id ("01-reconcile"), its topic
 // ("reconcile") or its number ("01" or "1").
@@ -259,7 +403,7 @@ func (c *Course) IDs() []string {
 	return ids
 }
 
-// Points is the course's total.
+// Points is the exercises' total (the capstone's is Capstone.Points).
 func (c *Course) Points() int {
 	total := 0
 	for _, e := range c.Exercises {

@@ -100,12 +100,21 @@ func classroomInit(env *Env, args []string) error {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return err
 	}
-	steps, points := 0, 0
+	steps, points, exercises := 0, 0, 0
+	stories := ""
 	for _, e := range exs {
 		steps += len(e.Steps)
 		points += e.Points()
+		if e.ID == course.CapstoneID {
+			stories = fmt.Sprintf(" and %d stories of the capstone", len(e.Steps))
+			if len(e.Steps) == 1 {
+				stories = " and 1 story of the capstone"
+			}
+		} else {
+			exercises++
+		}
 	}
-	fmt.Fprintf(env.Stdout, "wrote %s: kata %s grades %s of %s, %d points in all\n", grade.WorkflowPath, v, plural(steps, "step"), plural(len(exs), "exercise"), points)
+	fmt.Fprintf(env.Stdout, "wrote %s: kata %s grades %s of %s%s, %d points in all\n", grade.WorkflowPath, v, plural(steps, "step"), plural(exercises, "exercise"), stories, points)
 	fmt.Fprintf(env.Stdout, "the class must start from a copy of the same kata version (kata classroom export)\n")
 	return nil
 }
@@ -153,7 +162,7 @@ func classroomExport(env *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "kata classroom export: grading the copy as shipped; every step must fail...\n")
-	rep, err := grade.CheckShipped(env.Ctx, grade.Options{Root: dir, Pristine: kubekata.Files, Course: c, Remote: gradeRemote()})
+	rep, err := grade.CheckShipped(env.Ctx, grade.Options{Root: dir, Pristine: kubekata.Files, Course: c, Remote: gradeRemote(), Capstone: gradeCapstone()})
 	if err != nil {
 		// Take back what Export wrote: the directory was new or empty.
 		if ents, rerr := os.ReadDir(dir); rerr == nil {

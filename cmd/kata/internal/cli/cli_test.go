@@ -31,7 +31,8 @@ import (
 //     over the checkout's, so a scenario can replace any file.
 //   - The go tool runs offline from the module and build caches.
 //   - $EXERCISES and $POINTS are the course's exercise count and total
-//     points; $STEPS_NN and $POINTS_NN are exercise NN's; $TITLE_NN_1 is
+//     points; $CAPSTONE_POINTS the capstone's, and $GRADE_POINTS the
+//     sum, what kata grade awards in all; $STEPS_NN and $POINTS_NN are exercise NN's; $TITLE_NN_1 is
 //     the title of exercise NN's first step (use ${TITLE_01_1@R} in
 //     regexps);
 //     $KATA_PATH is a PATH holding kata but not go.
@@ -79,6 +80,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("KATA_PATH", filepath.Dir(kata))
 			env.Setenv("EXERCISES", fmt.Sprint(len(c.Exercises)))
 			env.Setenv("POINTS", fmt.Sprint(c.Points()))
+			env.Setenv("GRADE_POINTS", fmt.Sprint(c.Points()+c.Capstone.Points()))
+			env.Setenv("CAPSTONE_POINTS", fmt.Sprint(c.Capstone.Points()))
 			for _, e := range c.Exercises {
 				nn := e.ID[:2]
 				env.Setenv("STEPS_"+nn, fmt.Sprint(len(e.Steps)))

@@ -35,7 +35,7 @@ func runGrade(env *Env, args []string) error {
 	format := fs.String("format", "table", "report format: "+strings.Join(grade.Formats, ", "))
 	output := fs.String("o", "", "write the report to `FILE` instead of standard output")
 	solutions := fs.Bool("solutions", false, "grade solutions/ instead of exercises/ (maintainers)")
-	timeout := fs.Duration("timeout", grade.DefaultTimeout, "bound on the whole grade run")
+	timeout := fs.Duration("timeout", 0, "bound on the whole grade run (default 10m, and 10m more when it grades the capstone)")
 	pkgTimeout := fs.Duration("package-timeout", grade.DefaultPackageTimeout, "go test -timeout for each exercise's test binary")
 	isolate := fs.String("isolate", grade.IsolateProcess, "how the learner's code is kept apart: process (container is not supported yet)")
 	names, err := parseArgs(fs, args)
@@ -67,6 +67,7 @@ func runGrade(env *Env, args []string) error {
 		PackageTimeout: *pkgTimeout,
 		Isolate:        *isolate,
 		Remote:         gradeRemote(),
+		Capstone:       gradeCapstone(),
 	})
 	if err != nil {
 		if env.Ctx.Err() != nil {
@@ -114,6 +115,10 @@ func runGrade(env *Env, args []string) error {
 // gradeRemote is what isolates the exercises (grade_remote.go); nil grades
 // every exercise the old way.
 var gradeRemote = func() *grade.Remote { return nil }
+
+// gradeCapstone is what grades the capstone's stories (grade_remote.go);
+// nil reports them as errors.
+var gradeCapstone = func() *grade.Capstone { return nil }
 
 func validFormat(f string) bool {
 	for _, g := range grade.Formats {

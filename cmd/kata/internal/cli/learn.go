@@ -207,6 +207,12 @@ func (p *progress) current() *gotest.ExerciseResult {
 	return nil
 }
 
+// isDone says whether exercise id is done (every step passes).
+func (p *progress) isDone(id string) bool {
+	r := p.find(id)
+	return r != nil && r.Done()
+}
+
 func (p *progress) find(id string) *gotest.ExerciseResult {
 	for _, r := range p.results {
 		if r.Exercise.ID == id {
@@ -231,10 +237,16 @@ func (l *learner) printAllDone(p *progress) {
 	l.out.printf("%s every step of all %d exercises passes: %d/%d points.\n",
 		l.out.green.Sprint("Well done!"), len(p.results), got, total)
 	l.out.println()
-	l.out.println("What is left: the end-to-end scenarios. Your packages now make a whole")
-	l.out.println("control plane; `kata up` runs it from your exercises, and the scenarios")
-	l.out.println("in testdata/ show what it must do (self-healing, rolling updates, node")
-	l.out.println("failure, RBAC, backup and restore).")
+	cp := l.course.Capstone
+	if cp == nil {
+		l.out.println("Your packages now make a whole control plane; `kata up` runs it from your exercises.")
+		return
+	}
+	l.out.println("What is left is the capstone: your packages now make a whole cluster")
+	l.out.println("(`kata up` runs it), and these stories must happen on it. Run one with")
+	l.out.println("`kata scenario NAME`; `kata grade` awards their points.")
+	l.out.println()
+	l.printCapstone(p, cp)
 }
 
 // stepNumber is the 1-based position of a step in its exercise.

@@ -451,6 +451,55 @@ func TestNextWhenAllPass(t *testing.T) {
 	}
 }
 
+// kata next and kata list show the capstone's stories: those whose
+// exercises are all done are ready, with the command that runs them; the
+// others say which exercises they wait for.
+func TestCapstoneInNextAndList(t *testing.T) {
+	withCapstone := func(l *learner) {
+		c, err := course.Parse([]byte(`exercises:
+- {id: 01-alpha, title: Alpha, test: TestAlpha, files: [alpha.go], steps: [
+    {id: 01-one, title: One, points: 1, hints: [first, second]},
+    {id: 02-two, title: Two, points: 2, hints: [only]}]}
+- {id: 02-beta, title: Beta, test: TestBeta, files: [beta.go], steps: [
+    {id: 01-one, title: Beta one, points: 3, hints: [h]}]}
+capstone:
+  title: Stories
+  test: TestScenarios
+  stories:
+  - {id: 01-first, title: First story, scenario: story_first, needs: [01-alpha], points: 4, hints: [h]}
+  - {id: 02-both, title: Both story, scenario: story_both, needs: [01-alpha, 02-beta], points: 5, hints: [h]}
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.course = c
+		l.gotest = fakeGoTest(c, map[string][]bool{"01-alpha": {true, true}, "02-beta": {true}}, nil)
+	}
+	l, out := fakeLearner(t, nil, nil)
+	withCapstone(l)
+	if err := l.next(); err != nil {
+		t.Fatalf("next() = %v, want nil", err)
+	}
+	for _, want := range []string{"Well done!", "What is left is the capstone", "Capstone: Stories (9 points, awarded by kata grade)",
+		"01-first  First story   4 points  ready: kata scenario story_first", "02-both   Both story    5 points  ready: kata scenario story_both"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("next() with every exercise done: output lacks %q:\n%s", want, out)
+		}
+	}
+
+	l, out = fakeLearner(t, nil, nil)
+	withCapstone(l)
+	l.gotest = fakeGoTest(l.course, map[string][]bool{"01-alpha": {true, true}}, nil)
+	if err := runListWith(l); err != nil {
+		t.Fatalf("list = %v, want nil", err)
+	}
+	for _, want := range []string{"Total: 1/2 exercises, 3/6 points\n", "ready: kata scenario story_first", "02-both   Both story    5 points  needs 02-beta\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("list with 01-alpha done: output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestNextCompileErrorExitsNonZero(t *testing.T) {
 	build := "# github.com/kubekata/kubekata/exercises/01-alpha\nexercises/01-alpha/alpha.go:3:1: syntax error: unexpected }\n"
 	l, out := fakeLearner(t, nil, map[string]string{"01-alpha": build})

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kubekata/kubekata/harness/course"
 )
 
 func init() {
@@ -27,6 +29,11 @@ func runList(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	return runListWith(l)
+}
+
+// runListWith prints the list for l.
+func runListWith(l *learner) error {
 	p, err := l.progress()
 	if err != nil {
 		return err
@@ -56,7 +63,33 @@ func runList(env *Env, args []string) error {
 	}
 	got, total := p.points()
 	u.printf("Total: %d/%d exercises, %d/%d points\n", p.done(), len(p.results), got, total)
+	if cp := l.course.Capstone; cp != nil {
+		u.println()
+		l.printCapstone(p, cp)
+	}
 	return nil
+}
+
+// printCapstone lists the capstone's stories: those whose exercises are
+// all done can run (kata scenario runs one, kata grade awards its points),
+// the others say which exercises they wait for.
+func (l *learner) printCapstone(p *progress, cp *course.Capstone) {
+	u := l.out
+	u.printf("%s %s %s\n", u.bold.Sprint("Capstone:"), cp.Title, u.dim.Sprintf("(%d points, awarded by kata grade)", cp.Points()))
+	idW, titleW := 0, 0
+	for _, s := range cp.Stories {
+		idW = max(idW, len(s.ID))
+		titleW = max(titleW, utf8.RuneCountInString(s.Title))
+	}
+	for _, s := range cp.Stories {
+		missing := s.Missing(p.isDone)
+		mark, state := u.dim.Sprint("·"), u.yellow.Sprint("needs "+strings.Join(missing, ", "))
+		if len(missing) == 0 {
+			mark, state = u.cyan.Sprint("▸"), "ready: "+u.cyan.Sprint("kata scenario "+s.Scenario)
+		}
+		line := fmt.Sprintf("  %s %s  %s  %9s  %s", mark, pad(s.ID, idW), pad(s.Title, titleW), plural(s.Points, "point"), state)
+		u.println(strings.TrimRight(line, " "))
+	}
 }
 
 // pad pads s with spaces to n runes.

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -325,7 +326,31 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 			return w, done, err
 		}
 	}
-	storeDone := done.store
+	for _, id := range []string{storeID, apiserverID} {
+		if id == storeID && (!done.store || etcd) {
+			continue
+		}
+		if rel := base + "/" + id; !isDir(filepath.Join(root, rel)) {
+			return w, done, fmt.Errorf("%s: %s is missing; the cluster needs it", cmd, rel)
+		}
+	}
+	done.wire(&w, base, etcd)
+	return w, done, nil
+}
+
+// finishedOf is what a list of done exercises runs.
+func finishedOf(ids []string) finished {
+	has := func(id string) bool { return slices.Contains(ids, id) }
+	return finished{store: has(storeID), pipeline: has(pipelineID), scheduler: has(schedulerID),
+		reconcile: has(reconcileID), replicaset: has(replicasetID), gc: has(gcID),
+		deployment: has(deploymentID), job: has(jobID), nodeLifecycle: has(nodeLifecycleID),
+		namespace: has(namespaceID), kubelet: has(kubeletID), services: has(servicesID)}
+}
+
+// wire names in w the packages of base ("exercises" or "solutions") for
+// the parts done runs; the apiserver always, the store when it is done
+// and the cluster is not on etcd.
+func (done finished) wire(w *program.Wiring, base string, etcd bool) {
 	if done.pipeline {
 		w.Pipeline = importPath(base + "/" + pipelineID)
 	}
@@ -357,21 +382,10 @@ func clusterWiringDone(env *Env, root, cmd string, reference, etcd bool) (progra
 	if done.services {
 		w.Services = importPath(base + "/" + servicesID)
 	}
-	for _, id := range []string{storeID, apiserverID} {
-		if id == storeID && (!storeDone || etcd) {
-			continue
-		}
-		rel := base + "/" + id
-		if !isDir(filepath.Join(root, rel)) {
-			return w, done, fmt.Errorf("%s: %s is missing; the cluster needs it", cmd, rel)
-		}
-		if id == storeID {
-			w.Store = importPath(rel)
-		} else {
-			w.APIServer = importPath(rel)
-		}
+	if done.store && !etcd {
+		w.Store = importPath(base + "/" + storeID)
 	}
-	return w, done, nil
+	w.APIServer = importPath(base + "/" + apiserverID)
 }
 
 // finished says which of the optional parts the cluster runs.

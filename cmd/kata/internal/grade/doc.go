@@ -144,6 +144,28 @@
 //     everything they are built from: the pristine files, the generated
 //     tests, the go command and its environment.
 //
+// # Capstone
+//
+// The course's capstone (course.Capstone) is graded after the exercises,
+// reported as one more exercise, "capstone", with a step per story. A
+// story is worth its points when its scenario passes on the cluster built
+// from the exercises graded done in the same run (every step passed,
+// isolated, the whole exercise graded): naming "capstone" or a story
+// ("capstone/01-pod-relay") also selects, whole, the exercises it needs.
+// A story with an exercise not done fails without running and says which.
+// The others run like an exercise's grader (capstone.go): the cluster
+// program (harness/cluster/program's Wiring.Source for the done parts)
+// and the scenario grader (a generated test that runs the pristine
+// harness/scenario engine) are built under the same overlay before any
+// of the learner's code runs; the scenarios are the kata's own copies
+// (the root package's embed of testdata/scenarios), written to the
+// grader's directory, never read from the copy; the grader runs with the
+// same four-variable environment and user, plus the cluster program's and
+// the scenarios' paths. The learner's code runs only in the cluster
+// program, which the grader starts and talks to over HTTP as kubectl
+// would. Every scenario command has its own deadline; the grader has
+// CapstoneTimeout, and a story it had not finished is an error.
+//
 // # Crashes and hangs
 //
 // Every step has its own deadline (harness/suite), every call into the

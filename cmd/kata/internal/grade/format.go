@@ -156,6 +156,9 @@ func indent(s, prefix string) string {
 
 // TestCode is the command that runs one step by itself.
 func TestCode(e *Exercise, s *Step) string {
+	if s.Scenario != "" {
+		return "kata scenario " + s.Scenario
+	}
 	return fmt.Sprintf("go test -run '^%s$/^%s$' ./%s", e.Exercise.Test, s.Step.ID, e.Dir)
 }
 
@@ -516,7 +519,10 @@ func Classroom(r *Report) ClassroomResult {
 				TestCode: TestCode(e, s),
 				Duration: s.Elapsed.Milliseconds(),
 			}
-			if len(e.Exercise.Files) > 0 {
+			switch {
+			case s.Scenario != "":
+				t.Filename = e.Dir + "/" + s.Scenario + ".txtar"
+			case len(e.Exercise.Files) > 0:
 				t.Filename = e.Dir + "/" + e.Exercise.Files[0]
 			}
 			if s.Status != Pass {

@@ -62,6 +62,9 @@ type Options struct {
 	// programs run as; nil means nobody when kata runs as root, and
 	// kata's own user otherwise.
 	RunAs *gotest.User
+	// Capstone grades the capstone's stories (capstone.go); nil: a
+	// selected story is an error that says this kata cannot grade it.
+	Capstone *Capstone
 }
 
 // Selection is one exercise to grade, whole or some of its steps.
@@ -72,15 +75,88 @@ type Selection struct {
 }
 
 // Select parses command-line names: "01", "reconcile", "01-reconcile",
-// and "01/02", "01-reconcile/02-steady-state" for single steps. No names
-// select every exercise.
+// and "01/02", "01-reconcile/02-steady-state" for single steps;
+// "capstone" and "capstone/01-pod-relay" (or "capstone/pod-relay") for
+// the capstone's stories, which also selects, whole, every exercise the
+// stories need: a story runs only on exercises graded done in the same
+// run. No names select every exercise and the capstone.
 func Select(c *course.Course, names []string) ([]Selection, error) {
 	if len(names) == 0 {
 		sel := make([]Selection, len(c.Exercises))
 		for i := range c.Exercises {
 			sel[i] = Selection{Exercise: &c.Exercises[i]}
 		}
+		if c.Capstone != nil {
+			sel = append(sel, Selection{Exercise: capstoneExercise(c.Capstone)})
+		}
 		return sel, nil
+	}
+	var capstone *Selection
+	var needs []string
+	var rest []string
+	for _, name := range names {
+		exName, stepName, hasStep := strings.Cut(strings.Trim(name, "/"), "/")
+		if exName != course.CapstoneID {
+			rest = append(rest, name)
+			continue
+		}
+		if c.Capstone == nil {
+			return nil, errors.New("grade: the course has no capstone")
+		}
+		if capstone == nil {
+			capstone = &Selection{Exercise: capstoneExercise(c.Capstone), Steps: []string{}}
+		}
+		for _, st := range c.Capstone.Stories {
+			if hasStep && stepName != "" {
+				if s, err := c.Story(stepName); err != nil {
+					return nil, errors.New("grade: " + strings.TrimPrefix(err.Error(), "course: "))
+				} else if s.ID != st.ID {
+					continue
+				}
+			} else {
+				capstone.Steps = nil // every story
+			}
+			if capstone.Steps != nil && !slices.Contains(capstone.Steps, st.ID) {
+				capstone.Steps = append(capstone.Steps, st.ID)
+			}
+			needs = append(needs, st.Needs...)
+		}
+	}
+	if capstone == nil {
+		return selectExercises(c, names)
+	}
+	if capstone.Steps != nil {
+		// In course order, whatever order they were named in.
+		var ordered []string
+		for _, st := range c.Capstone.Stories {
+			if slices.Contains(capstone.Steps, st.ID) {
+				ordered = append(ordered, st.ID)
+			}
+		}
+		capstone.Steps = ordered
+	}
+	for _, id := range needs {
+		if !slices.Contains(rest, id) {
+			rest = append(rest, id)
+		}
+	}
+	sel, err := selectExercises(c, rest)
+	if err != nil {
+		return nil, err
+	}
+	// A story needs its exercises whole.
+	for i := range sel {
+		if slices.Contains(needs, sel[i].Exercise.ID) {
+			sel[i].Steps = nil
+		}
+	}
+	return append(sel, *capstone), nil
+}
+
+// selectExercises is Select for exercises only.
+func selectExercises(c *course.Course, names []string) ([]Selection, error) {
+	if len(names) == 0 {
+		return nil, nil
 	}
 	type pick struct {
 		e     *course.Exercise
@@ -195,6 +271,9 @@ type Step struct {
 	Message string
 	Output  string
 	Elapsed time.Duration
+	// Scenario is a capstone story's scenario, empty for an exercise's
+	// step.
+	Scenario string
 }
 
 // Score is the points the step earned: all of its points if it passed,
@@ -340,16 +419,32 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	// Nothing running as kata's user may open kata's streams through
 	// /proc/<pid>/fd.
 	nonDumpable()
-	sel := opts.Select
-	if len(sel) == 0 {
+	all := opts.Select
+	if len(all) == 0 {
 		var err error
-		if sel, err = Select(opts.Course, nil); err != nil {
+		if all, err = Select(opts.Course, nil); err != nil {
 			return nil, err
 		}
+	}
+	// The capstone's stories run after the exercises, on those done.
+	var sel []Selection
+	var capstone *Selection
+	for i, s := range all {
+		if s.Exercise.ID == course.CapstoneID {
+			capstone = &all[i]
+		} else {
+			sel = append(sel, s)
+		}
+	}
+	if capstone != nil && opts.Course.Capstone == nil {
+		return nil, errors.New("grade: the course has no capstone")
 	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
+		if capstone != nil {
+			timeout += CapstoneTimeout
+		}
 	}
 	pkgTimeout := opts.PackageTimeout
 	if pkgTimeout <= 0 {
@@ -518,15 +613,6 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 
-	// A learner's test binary runs with the learner's rights: if it
-	// rewrote a protected file while grading, later packages may have
-	// compiled it. Nothing from such a run counts.
-	after, err := scan(opts.Root, opts.Pristine, exs, dir)
-	if err != nil {
-		return nil, err
-	}
-	changedDuring := diffTampers(prot.tampered, after.tampered)
-
 	for _, s := range sel {
 		ip := course.ModulePath + "/" + dir + "/" + s.Exercise.ID
 		if msg, no := refused[ip]; no {
@@ -535,6 +621,27 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		rep.Exercises = append(rep.Exercises, exerciseResult(gr, s, dir, opts.Root, isolatedIP[ip]))
 	}
+	if capstone != nil {
+		// An exercise is done when it was graded whole, isolated, and
+		// every step passed.
+		done := map[string]bool{}
+		for i, e := range rep.Exercises {
+			done[e.Exercise.ID] = e.Isolated && e.Refused == "" && sel[i].Steps == nil && e.Status() == Pass
+		}
+		rep.Exercises = append(rep.Exercises, gradeCapstone(rctx, opts, prot, tmp, *capstone, dir, done, runAs))
+		if rctx.Err() != nil && ctx.Err() == nil {
+			rep.Message = overran(timeout)
+		}
+	}
+
+	// A learner's test binary runs with the learner's rights: if it
+	// rewrote a protected file while grading, later packages may have
+	// compiled it. Nothing from such a run counts.
+	after, err := scan(opts.Root, opts.Pristine, exs, dir)
+	if err != nil {
+		return nil, err
+	}
+	changedDuring := diffTampers(prot.tampered, after.tampered)
 	if len(changedDuring) > 0 {
 		for _, t := range changedDuring {
 			rep.Tampered = append(rep.Tampered, Tamper{Path: t.Path, Change: t.Change + " while grading"})

@@ -28,7 +28,8 @@ type WorkflowOptions struct {
 	GoVersion string
 	// Exercises are the graded exercises, in course order.
 	Exercises []*course.Exercise
-	// TimeoutMinutes bounds each grader step; 0 means 10.
+	// TimeoutMinutes bounds each grader step; 0 means 10, and 20 when
+	// the capstone is graded too (its stories start clusters).
 	TimeoutMinutes int
 }
 
@@ -90,6 +91,11 @@ func Workflow(opts WorkflowOptions) ([]byte, error) {
 	timeout := opts.TimeoutMinutes
 	if timeout <= 0 {
 		timeout = 10
+		for _, e := range opts.Exercises {
+			if e.ID == course.CapstoneID {
+				timeout = 20
+			}
+		}
 	}
 	var names []string
 	points := 0
