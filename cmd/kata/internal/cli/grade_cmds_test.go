@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -127,7 +128,19 @@ func cmdGradeShape(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	var exs []*course.Exercise
 	for _, s := range sel {
-		exs = append(exs, s.Exercise)
+		e := s.Exercise
+		if s.Steps != nil {
+			// Only the selected steps are graded.
+			part := *e
+			part.Steps = nil
+			for _, st := range e.Steps {
+				if slices.Contains(s.Steps, st.ID) {
+					part.Steps = append(part.Steps, st)
+				}
+			}
+			e = &part
+		}
+		exs = append(exs, e)
 	}
 	data := []byte(ts.ReadFile(args[1]))
 	var sh shape
@@ -164,11 +177,26 @@ type wantStep struct {
 func wantSteps(exs []*course.Exercise) []wantStep {
 	var ws []wantStep
 	for _, e := range exs {
-		for i, s := range e.Steps {
-			ws = append(ws, wantStep{e, i + 1, s})
+		for _, s := range e.Steps {
+			ws = append(ws, wantStep{e, courseNumber(e.ID, s.ID), s})
 		}
 	}
 	return ws
+}
+
+// courseNumber is a step's number in its exercise (or a story's in the
+// capstone) in the manifest, whichever steps were graded.
+func courseNumber(exercise, step string) int {
+	c := course.MustLoad()
+	var steps []string
+	if exercise == course.CapstoneID {
+		for _, s := range c.Capstone.Stories {
+			steps = append(steps, s.ID)
+		}
+	} else if e, err := c.Exercise(exercise); err == nil {
+		steps = e.StepIDs()
+	}
+	return slices.Index(steps, step) + 1
 }
 
 func checkStatus(ts *testscript.TestScript, where, s string) {
