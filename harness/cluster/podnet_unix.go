@@ -17,8 +17,16 @@ import (
 // file of the system's temporary directory, held until release or until
 // the process ends (even by SIGKILL: the kernel drops the lock).
 func claimPodNetwork() (x int, release func(), err error) {
-	return claimPodNetworkIn(filepath.Join(os.TempDir(), "kata-podnet"))
+	return claimPodNetworkIn(filepath.Join(claimsDir, "kata-podnet"))
 }
+
+// claimsDir is where the claims of every cluster on the machine meet:
+// /tmp itself, whatever TMPDIR says and whoever runs the cluster. A test
+// script, and kata grade's scenario grader, give each run a TMPDIR of its
+// own, and two clusters that looked for locks in different directories
+// took the same networks: the second's DNS server then failed on the
+// first's address.
+const claimsDir = "/tmp"
 
 // claimPodNetworkIn is claimPodNetwork with its lock files in dir. A
 // lock file this user may not open (another user's cluster made it) is
@@ -34,7 +42,7 @@ func claimPodNetworkIn(dir string) (x int, release func(), err error) {
 // clusters' kube-proxies on one loopback must not listen on the same
 // Service address.
 func claimServiceNetwork(prefer int) (x int, release func(), err error) {
-	return claimNetworkIn(filepath.Join(os.TempDir(), "kata-servicenet"), "service networks", serviceNetFirst, serviceNetLast, prefer)
+	return claimNetworkIn(filepath.Join(claimsDir, "kata-servicenet"), "service networks", serviceNetFirst, serviceNetLast, prefer)
 }
 
 // claimNetworkIn takes the first free 127.X.0.0/16 of first down to
@@ -44,6 +52,11 @@ func claimNetworkIn(dir, what string, first, last, prefer int) (x int, release f
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return 0, nil, fmt.Errorf("cluster: %s: %w", what, err)
 	}
+	// Every user's clusters lock files here (kata grade as root runs the
+	// learner's as nobody): the directory is open to all, as /tmp is,
+	// when this user made it; a lock is taken on a read-only descriptor,
+	// so another user's lock file serves as well as one's own.
+	_ = os.Chmod(dir, os.ModeSticky|0o777)
 	order := make([]int, 0, first-last+2)
 	if prefer <= first && prefer >= last {
 		order = append(order, prefer)
@@ -55,7 +68,7 @@ func claimNetworkIn(dir, what string, first, last, prefer int) (x int, release f
 	}
 	var lastErr error
 	for _, x := range order {
-		f, err := os.OpenFile(filepath.Join(dir, fmt.Sprintf("127.%d.lock", x)), os.O_CREATE|os.O_RDWR, 0o666)
+		f, err := os.OpenFile(filepath.Join(dir, fmt.Sprintf("127.%d.lock", x)), os.O_CREATE|os.O_RDONLY, 0o644)
 		if err != nil {
 			lastErr = err
 			continue

@@ -2,7 +2,12 @@
 
 package cluster
 
-import "testing"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // Two clusters at once get two networks; one released is free again.
 func TestClaimPodNetwork(t *testing.T) {
@@ -45,5 +50,39 @@ func TestClaimServiceNetwork(t *testing.T) {
 	release3()
 	if _, _, err := claimNetworkIn(dir, "service networks", 96, 95, 0); err == nil || err.Error() != "cluster: service networks: every one of 127.95.0.0/16 to 127.96.0.0/16 is in use by another cluster on this machine" {
 		t.Errorf("claimNetworkIn with 96 and 95 held = %v, want every one in use", err)
+	}
+}
+
+// A lock file this user may only read (another user's cluster made it:
+// kata grade as root runs the learner's clusters as nobody) still takes
+// its lock, and the claims' directory is open to every user, as /tmp is.
+func TestClaimWithReadOnlyLockFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "claims")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(dir, fmt.Sprintf("127.%d.lock", podNetFirst))
+	if err := os.WriteFile(lock, nil, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	x1, release1, err := claimPodNetworkIn(dir)
+	if err != nil || x1 != podNetFirst {
+		t.Fatalf("claimPodNetworkIn (its lock file read-only) = %d, %v; want %d", x1, err, podNetFirst)
+	}
+	defer release1()
+	x2, release2, err := claimPodNetworkIn(dir)
+	if err != nil || x2 != podNetFirst-1 {
+		t.Fatalf("claimPodNetworkIn (second, the read-only one held) = %d, %v; want %d", x2, err, podNetFirst-1)
+	}
+	release2()
+	fi, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := os.ModeSticky | 0o777; fi.Mode()&(os.ModeSticky|os.ModePerm) != want {
+		t.Errorf("claims directory mode = %v, want %v (every user's clusters lock files there)", fi.Mode(), want)
+	}
+	if claimsDir != "/tmp" {
+		t.Errorf("claimsDir = %q, want /tmp: whatever TMPDIR says, every cluster on the machine must look in one place", claimsDir)
 	}
 }
