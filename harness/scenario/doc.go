@@ -39,7 +39,8 @@
 //     to the server (Unauthorized)"), to stderr when the command is
 //     negated, so that a scenario checks a refusal's reason and message.
 //  4. JSONPath templates, a subset of kubectl's (jsonpath.go says which).
-//  5. Waiting without sleeps: wait-for RESOURCE/NS/NAME TEMPLATE=VALUE lists
+//  5. Waiting without sleeps: wait-for RESOURCE/NS/NAME TEMPLATE=VALUE
+//     (or TEMPLATE!=VALUE, until it prints anything else) lists
 //     then watches the object from the list's resourceVersion, lists again
 //     after a doubling back-off when the watch ends, and at its deadline
 //     says what it saw last. watch-start NAME [-l SEL] [--field-selector
@@ -76,7 +77,9 @@
 //     kubelet and its containers, as a node that fails (through the
 //     program's admin endpoint); pod-processes [--gone] NS/NAME counts
 //     the live processes of a pod's containers in this cluster, or
-//     waits until there is none (Linux's /proc); pod-logs NS/NAME REGEXP
+//     waits until there is none (Linux's /proc); pod-kill NS/NAME kills
+//     them with SIGKILL, as a crash would, for the kubelet to restart the
+//     container; pod-logs NS/NAME REGEXP
 //     waits for a line of a pod's log (pods/log) that matches, so that a
 //     pod's program (kata/curl) can say what it reached; dns-lookup
 //     [--srv] NAME asks the cluster DNS server for a name's addresses

@@ -249,7 +249,7 @@ func TestWaitForSeesAChange(t *testing.T) {
 	r, _ := parseRef("pods/default/web")
 	jp, _ := parseJSONPath("{.metadata.labels.tier}")
 	done := make(chan error, 1)
-	go func() { done <- k.waitFor(ctx, r, jp, "edge") }()
+	go func() { done <- k.waitFor(ctx, r, jp, "edge", false) }()
 	if _, err := k.apply(ctx, mustManifests(t, podYAML)[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -259,18 +259,26 @@ func TestWaitForSeesAChange(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("waitFor(tier=edge) = %v, want nil", err)
 	}
+	// With differ, it waits until the value is anything but want.
+	go func() { done <- k.waitFor(ctx, r, jp, "edge", true) }()
+	if _, err := k.apply(ctx, mustManifests(t, podYAML)[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("waitFor(tier!=edge) = %v, want nil", err)
+	}
 	// A condition that never holds ends at the deadline and says what it
 	// saw last.
 	short, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	err := k.waitFor(short, r, jp, "never")
-	if err == nil || !strings.Contains(err.Error(), `last seen: "edge" at resourceVersion`) {
+	err := k.waitFor(short, r, jp, "never", false)
+	if err == nil || !strings.Contains(err.Error(), `last seen: "frontend" at resourceVersion`) {
 		t.Fatalf("waitFor(never) = %v, want the last value seen", err)
 	}
 	absent, _ := parseRef("pods/default/absent")
 	short2, cancel2 := context.WithTimeout(ctx, time.Second)
 	defer cancel2()
-	err = k.waitFor(short2, absent, jp, "x")
+	err = k.waitFor(short2, absent, jp, "x", false)
 	if err == nil || !strings.Contains(err.Error(), "pod/absent not found") {
 		t.Fatalf("waitFor(absent pod) = %v, want it to say the pod was not found", err)
 	}

@@ -101,6 +101,15 @@ func catchPlantedBugs(t *testing.T, exercise string, bugs []plantedBug, w progra
 		// (the node lifecycle scenario on a cluster with no node
 		// lifecycle controller): it is checked by the test of that
 		// part's exercise, which wires all it needs.
+		// The capstone's stories (story_*) are left out: each runs the
+		// whole cluster with two or three kubelets, and under every
+		// planted bug at once they would more than double the clusters
+		// this test starts side by side (past the 46 service networks a
+		// machine has). They are checked against the reference; the
+		// exercises' own scenarios carry the planted bugs.
+		if strings.HasPrefix(s.Name, "story_") {
+			continue
+		}
 		if slices.Contains(s.Needs, exercise) && !slices.ContainsFunc(s.Needs, func(id string) bool { return !have[id] }) {
 			names = append(names, s.Name)
 			files = append(files, filepath.Join(root, catalog.Dir, s.Name+".txtar"))

@@ -202,6 +202,44 @@ func cmdPodProcesses(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// pod-kill NAMESPACE/NAME kills the live processes of pod
+// NAMESPACE/NAME's containers in this scenario's cluster (those
+// pod-processes counts) with SIGKILL, as the kernel's OOM killer or a
+// crash ends a container behind its kubelet's back: the runtime sees
+// the exit (code 137, 128 + SIGKILL) and the kubelet restarts the
+// container as the pod's restartPolicy says, in the same pod. At least
+// one process must run; it prints how many it killed. Linux only: guard
+// with [linux].
+func cmdPodKill(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "pod-kill")
+	const usage = "usage: pod-kill NAMESPACE/NAME"
+	if len(args) != 1 {
+		ts.Fatalf("%s", usage)
+	}
+	ns, name, ok := strings.Cut(args[0], "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		ts.Fatalf("%s", usage)
+	}
+	st := stateOf(ts)
+	st.running(ts, "pod-kill")
+	pids, err := podProcesses(st.dataDir, ns, name)
+	ts.Check(err)
+	if len(pids) == 0 {
+		ts.Fatalf("pod-kill %s/%s: no process of the pod's containers runs, want at least one", ns, name)
+	}
+	for _, pid := range pids {
+		p, err := os.FindProcess(pid)
+		if err == nil {
+			err = p.Kill()
+		}
+		// A process that ended meanwhile is as good as killed.
+		if err != nil && !errors.Is(err, os.ErrProcessDone) {
+			ts.Fatalf("pod-kill %s/%s: killing process %d: %v", ns, name, pid, err)
+		}
+	}
+	fmt.Fprintf(ts.Stdout(), "killed %d\n", len(pids))
+}
+
 // podProcesses are the pids of the live processes whose environment
 // names an image program and pod ns/name, and whose working directory
 // is in dataDir.

@@ -230,7 +230,7 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"get": cmdGet,
 		// delete RESOURCE[/NS]/NAME deletes an object.
 		"delete": cmdDelete,
-		// wait-for RESOURCE[/NS]/NAME TEMPLATE=VALUE [--timeout D] waits for a field.
+		// wait-for RESOURCE[/NS]/NAME TEMPLATE=VALUE|TEMPLATE!=VALUE [--timeout D] waits for a field to be (or to differ from) VALUE.
 		"wait-for": cmdWaitFor,
 		// wait-gone [-l SELECTOR] [--timeout D] RESOURCE[/NS] waits until a collection lists nothing.
 		"wait-gone": cmdWaitGone,
@@ -262,6 +262,8 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"kubelet-stop": cmdKubeletStop,
 		// pod-processes [--gone] [--timeout D] NS/NAME counts the pod's container processes, or waits until none is left (Linux).
 		"pod-processes": cmdPodProcesses,
+		// pod-kill NS/NAME kills the pod's container processes with SIGKILL, as a crash would end them, for the kubelet to restart (Linux).
+		"pod-kill": cmdPodKill,
 		// pod-logs [--timeout D] NS/NAME REGEXP waits for a line of the pod's log that matches, and prints the matching lines.
 		"pod-logs": cmdPodLogs,
 		// dns-lookup [--srv] [--count N] [--timeout D] NAME asks the cluster DNS server for NAME's A (or SRV) records; with '!', waits until it does not resolve.
@@ -561,11 +563,14 @@ func timeoutFlag(ts *testscript.TestScript, args []string, def time.Duration, us
 
 // wait-for RESOURCE/NS/NAME TEMPLATE=VALUE [--timeout D] waits until the
 // JSONPath TEMPLATE prints VALUE for the object, as kubectl wait
-// --for=jsonpath='{...}'=VALUE does; at the deadline it says what it saw
-// last. (Not "wait": testscript's own wait waits for background commands.)
+// --for=jsonpath='{...}'=VALUE does; TEMPLATE!=VALUE waits until it
+// prints anything else, for a value that must change from one the
+// scenario saw (a pod's container ID once its kubelet has started the
+// container again). At the deadline it says what it saw last. (Not
+// "wait": testscript's own wait waits for background commands.)
 func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "wait-for")
-	const usage = "usage: wait-for RESOURCE[/NS]/NAME TEMPLATE=VALUE [--timeout D]"
+	const usage = "usage: wait-for RESOURCE[/NS]/NAME TEMPLATE=VALUE|TEMPLATE!=VALUE [--timeout D]"
 	st := stateOf(ts)
 	args, timeout := timeoutFlag(ts, args, st.cfg.WaitTimeout, usage)
 	if len(args) != 2 {
@@ -574,16 +579,23 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 	k := st.running(ts, "wait-for")
 	r, err := parseRef(args[0])
 	ts.Check(err)
-	end := strings.LastIndex(args[1], "}=")
+	end, sep := strings.LastIndex(args[1], "}="), 2
+	differ := false
+	if i := strings.LastIndex(args[1], "}!="); i >= 0 && i > end {
+		end, sep, differ = i, 3, true
+	}
 	if r.name == "" || end < 0 {
 		ts.Fatalf("%s", usage)
 	}
-	tmpl, want := args[1][:end+1], args[1][end+2:]
+	tmpl, want := args[1][:end+1], args[1][end+sep:]
 	jp, err := parseJSONPath(tmpl)
 	ts.Check(err)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if err := k.waitFor(ctx, r, jp, want); err != nil {
+	if err := k.waitFor(ctx, r, jp, want, differ); err != nil {
+		if differ {
+			ts.Fatalf("wait-for %s: %s is still %q after %v; %v", args[0], tmpl, want, timeout, err)
+		}
 		ts.Fatalf("wait-for %s: %s is not %q after %v; %v", args[0], tmpl, want, timeout, err)
 	}
 }

@@ -124,11 +124,12 @@ func (b *backoff) pause(ctx context.Context) error {
 }
 
 // waitFor waits until the template jp printed against object r equals
-// want: it lists the object (by a metadata.name field selector), then
-// watches it from the list's resourceVersion, and lists again after a
-// back-off when the watch ends (a 410 Expired among the reasons). When ctx
-// ends first, the error says what it saw last.
-func (k *kube) waitFor(ctx context.Context, r ref, jp *jsonPath, want string) error {
+// want (with differ, until it prints anything else): it lists the
+// object (by a metadata.name field selector), then watches it from the
+// list's resourceVersion, and lists again after a back-off when the
+// watch ends (a 410 Expired among the reasons). When ctx ends first,
+// the error says what it saw last.
+func (k *kube) waitFor(ctx context.Context, r ref, jp *jsonPath, want string, differ bool) error {
 	coll := r
 	coll.name = ""
 	q := url.Values{"fieldSelector": {"metadata.name=" + r.name}}
@@ -140,7 +141,7 @@ func (k *kube) waitFor(ctx context.Context, r ref, jp *jsonPath, want string) er
 		}
 		rv, _ := nested(obj, "metadata", "resourceVersion").(string)
 		last = fmt.Sprintf("%q at resourceVersion %s", got, rv)
-		return got == want, nil
+		return (got == want) != differ, nil
 	}
 	var b backoff
 	for {
