@@ -17,15 +17,18 @@ import (
 )
 
 // tinyCourse is a two-exercise course for the unit tests.
-func tinyCourse(t *testing.T) *course.Course {
-	t.Helper()
-	c, err := course.Parse([]byte(`exercises:
+// tinyManifest is a course of two exercises, 6 points.
+const tinyManifest = `exercises:
 - {id: 01-alpha, title: Alpha, test: TestAlpha, files: [alpha.go], steps: [
     {id: 01-one, title: One, points: 1, hints: [first, second]},
     {id: 02-two, title: Two, points: 2, hints: [only]}]}
 - {id: 02-beta, title: Beta, test: TestBeta, files: [beta.go], steps: [
     {id: 01-one, title: Beta one, points: 3, hints: [h]}]}
-`))
+`
+
+func tinyCourse(t *testing.T) *course.Course {
+	t.Helper()
+	c, err := course.Parse([]byte(tinyManifest))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,13 +459,7 @@ func TestNextWhenAllPass(t *testing.T) {
 // others say which exercises they wait for.
 func TestCapstoneInNextAndList(t *testing.T) {
 	withCapstone := func(l *learner) {
-		c, err := course.Parse([]byte(`exercises:
-- {id: 01-alpha, title: Alpha, test: TestAlpha, files: [alpha.go], steps: [
-    {id: 01-one, title: One, points: 1, hints: [first, second]},
-    {id: 02-two, title: Two, points: 2, hints: [only]}]}
-- {id: 02-beta, title: Beta, test: TestBeta, files: [beta.go], steps: [
-    {id: 01-one, title: Beta one, points: 3, hints: [h]}]}
-capstone:
+		c, err := course.Parse([]byte(tinyManifest + `capstone:
   title: Stories
   test: TestScenarios
   stories:

@@ -43,22 +43,7 @@ func TestSelectCapstone(t *testing.T) {
 		{[]string{"beta/01", "capstone/first"}, "01-alpha 02-beta[01-uno] capstone[01-first]"},
 		{[]string{"capstone/first", "capstone"}, "01-alpha 02-beta capstone"},
 	} {
-		sel, err := Select(c, tc.args)
-		if err != nil {
-			t.Errorf("Select(%q): %v", tc.args, err)
-			continue
-		}
-		var parts []string
-		for _, s := range sel {
-			p := s.Exercise.ID
-			if s.Steps != nil {
-				p += "[" + strings.Join(s.Steps, ",") + "]"
-			}
-			parts = append(parts, p)
-		}
-		if got := strings.Join(parts, " "); got != tc.want {
-			t.Errorf("Select(%q) = %s, want %s", tc.args, got, tc.want)
-		}
+		checkSelect(t, c, tc.args, tc.want)
 	}
 	if _, err := Select(c, []string{"capstone/nope"}); err == nil || !strings.Contains(err.Error(), "01-first, 02-both") {
 		t.Errorf("Select(capstone/nope) error = %v, want one that lists the stories", err)

@@ -372,28 +372,35 @@ func TestSelect(t *testing.T) {
 		{[]string{"01/3", "01"}, "01-alpha"},
 		{[]string{"exercises/02-beta/"}, "02-beta"},
 	} {
-		sel, err := Select(c, tc.args)
-		if err != nil {
-			t.Errorf("Select(%q): %v", tc.args, err)
-			continue
-		}
-		var parts []string
-		for _, s := range sel {
-			p := s.Exercise.ID
-			if s.Steps != nil {
-				p += "[" + strings.Join(s.Steps, ",") + "]"
-			}
-			parts = append(parts, p)
-		}
-		if got := strings.Join(parts, " "); got != tc.want {
-			t.Errorf("Select(%q) = %s, want %s", tc.args, got, tc.want)
-		}
+		checkSelect(t, c, tc.args, tc.want)
 	}
 	if _, err := Select(c, []string{"gamma"}); err == nil || !strings.Contains(err.Error(), "01-alpha, 02-beta") {
 		t.Errorf("Select(gamma) error = %v, want one that lists the exercises", err)
 	}
 	if _, err := Select(c, []string{"01/09"}); err == nil || !strings.Contains(err.Error(), "01-one, 02-two, 03-three") {
 		t.Errorf("Select(01/09) error = %v, want one that lists the steps", err)
+	}
+}
+
+// checkSelect checks Select(c, args) against want: the exercise ids in
+// order, each with its steps in brackets when only some are selected.
+func checkSelect(t *testing.T, c *course.Course, args []string, want string) {
+	t.Helper()
+	sel, err := Select(c, args)
+	if err != nil {
+		t.Errorf("Select(%q): %v", args, err)
+		return
+	}
+	var parts []string
+	for _, s := range sel {
+		p := s.Exercise.ID
+		if s.Steps != nil {
+			p += "[" + strings.Join(s.Steps, ",") + "]"
+		}
+		parts = append(parts, p)
+	}
+	if got := strings.Join(parts, " "); got != want {
+		t.Errorf("Select(%q) = %s, want %s", args, got, want)
 	}
 }
 
